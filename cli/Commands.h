@@ -1,0 +1,20 @@
+// The `gir` subcommands. Each lives in its own file; main.cpp lists them in one table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gir::cli {
+
+using CommandArgs = std::vector<std::string>;
+
+// GIR files (check, print, convert) — cli/GirCommands.cpp
+int runCheck(const CommandArgs& args);
+int runPrint(const CommandArgs& args);
+int runConvert(const CommandArgs& args);
+// Hardware descriptions — cli/HardwareCommand.cpp
+int runHardware(const CommandArgs& args);
+// The headless walkthrough on a bundled example — cli/WalkthroughCommand.cpp
+int runWalkthrough(const CommandArgs& args);
+
+}  // namespace gir::cli

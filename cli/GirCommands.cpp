@@ -1,0 +1,68 @@
+// `gir check`, `gir print`, `gir convert`: the GIR file jobs.
+#include <iostream>
+
+#include "cli/Args.h"
+#include "cli/Commands.h"
+#include "core/gir/Json.h"
+#include "core/gir/Printer.h"
+#include "core/gir/Validity.h"
+#include "core/gir/Verifier.h"
+
+namespace gir::cli {
+
+namespace {
+
+Expected<Graph> loadOne(const Args& args, const std::string& usage) {
+  if (args.positional.size() != 1) return makeError("usage: " + usage);
+  return loadGirFile(args.positional[0]);
+}
+
+void printOutputsSummary(const TensorMap& outputs) {
+  for (const auto& [name, v] : outputs) {
+    double sum = 0;
+    for (float x : v) sum += x;
+    std::cout << "  output %" << name << ": " << v.size() << " elements, sum " << sum << "\n";
+  }
+}
+
+}  // namespace
+
+int runCheck(const CommandArgs& argv) {
+  auto args = parseArgs(argv, {"seed"}, {"quiet"});
+  if (!args) return reportBadInput(args.error());
+  auto g = loadOne(*args, "gir check FILE [--seed N]");
+  if (!g) return reportBadInput(g.error());
+  if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
+  uint64_t seed = std::strtoull(args->option("seed", "1").c_str(), nullptr, 10);
+  ValidityReport r = checkValidity(*g, randomInputs(*g, seed));
+  std::cout << args->positional[0] << ": " << g->liveNodeCount() << " nodes, " << kernelCount(*g) << " kernel(s), "
+            << g->units << " units\n" << r.str();
+  if (!r.runError.empty()) return kExitBadInput;
+  if (!args->has("quiet")) printOutputsSummary(r.outputs);
+  return r.valid() ? kExitOk : kExitFinding;
+}
+
+int runPrint(const CommandArgs& argv) {
+  auto args = parseArgs(argv, {}, {"json"});
+  if (!args) return reportBadInput(args.error());
+  auto g = loadOne(*args, "gir print FILE [--json]");
+  if (!g) return reportBadInput(g.error());
+  if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
+  std::cout << (args->has("json") ? graphToJson(*g) : printGraph(*g));
+  return kExitOk;
+}
+
+int runConvert(const CommandArgs& argv) {
+  auto args = parseArgs(argv, {"o", "output"}, {});
+  if (!args) return reportBadInput(args.error());
+  std::string out = args->option("o", args->option("output"));
+  if (out.empty()) return reportBadInput(makeError("usage: gir convert FILE -o OUT(.json|.gir)"));
+  auto g = loadOne(*args, "gir convert FILE -o OUT(.json|.gir)");
+  if (!g) return reportBadInput(g.error());
+  if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
+  bool json = out.size() >= 5 && out.compare(out.size() - 5, 5, ".json") == 0;
+  if (auto st = writeOutput(out, json ? graphToJson(*g) : printGraph(*g)); !st) return reportBadInput(st.error());
+  return kExitOk;
+}
+
+}  // namespace gir::cli

@@ -1,0 +1,44 @@
+// `gir`: dispatches to one subcommand. Exit 0 success, 1 a finding, 2 bad input or usage.
+#include <iostream>
+#include <string_view>
+
+#include "cli/Args.h"
+#include "cli/Commands.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view usage;
+  int (*run)(const gir::cli::CommandArgs&);
+};
+
+const Command kCommands[] = {
+    {"check", "check FILE [--seed N]           verify, check the memory model, interpret on random inputs", gir::cli::runCheck},
+    {"print", "print FILE                      print a GIR file (text or JSON) as canonical text", gir::cli::runPrint},
+    {"convert", "convert FILE -o OUT             text <-> JSON (by OUT's extension: .json or .gir)", gir::cli::runConvert},
+    {"hardware", "hardware NAME|FILE              validate and print a hardware description", gir::cli::runHardware},
+    {"walkthrough", "walkthrough [FILE]              the headless tour of a bundled example", gir::cli::runWalkthrough},
+};
+
+int usage(std::ostream& os) {
+  os << "usage: gir COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& c : kCommands) os << "  " << c.usage << "\n";
+  return gir::cli::kExitBadInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage(std::cerr);
+  std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return gir::cli::kExitOk;
+  }
+  gir::cli::CommandArgs args(argv + 2, argv + argc);
+  for (const auto& c : kCommands)
+    if (c.name == name) return c.run(args);
+  std::cerr << "error: unknown command '" << name << "'\n";
+  return usage(std::cerr);
+}

@@ -1,0 +1,251 @@
+// Graph storage, derived use-def facts, topological order and kernel split.
+#include "core/gir/Graph.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <queue>
+
+namespace gir {
+
+int64_t Buffer::numel() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+int64_t MemorySlice::numel() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+int64_t MemorySlice::contiguousWidth() const {
+  int64_t width = 1;
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 1) continue;
+    if (strides[i] != expected) break;
+    width *= shape[i];
+    expected *= shape[i];
+  }
+  return width;
+}
+
+BufferId Graph::addBuffer(Buffer b) {
+  buffers_.push_back(std::move(b));
+  return BufferId(static_cast<uint32_t>(buffers_.size() - 1));
+}
+
+SliceId Graph::addSlice(MemorySlice s) {
+  slices_.push_back(std::move(s));
+  return SliceId(static_cast<uint32_t>(slices_.size() - 1));
+}
+
+NodeId Graph::addNode(Node n) {
+  nodes_.push_back(std::move(n));
+  return NodeId(static_cast<uint32_t>(nodes_.size() - 1));
+}
+
+const LevelDecl* Graph::level(const std::string& n) const {
+  for (const auto& l : levels)
+    if (l.name == n) return &l;
+  return nullptr;
+}
+
+std::optional<BufferId> Graph::findBuffer(const std::string& n) const {
+  for (uint32_t i = 0; i < buffers_.size(); ++i)
+    if (!buffers_[i].erased && buffers_[i].name == n) return BufferId(i);
+  return std::nullopt;
+}
+
+size_t Graph::liveNodeCount() const {
+  return static_cast<size_t>(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.erased; }));
+}
+
+namespace {
+
+void addMemoryWriters(const Graph& g, UseDef& ud) {
+  ud.memoryWriters.resize(g.slices().size());
+  std::vector<std::vector<NodeId>> byBuffer;
+  bool built = false;
+  for (size_t s = 0; s < g.slices().size(); ++s) {
+    const MemorySlice& sl = g.slices()[s];
+    if (sl.erased || !ud.writers[s].empty() || ud.readers[s].empty()) continue;
+    if (g.buffer(sl.buffer).role == BufferRole::Input) continue;
+    if (!built) {  // only graphs that read through memory pay for this index
+      byBuffer.resize(g.buffers().size());
+      for (size_t t = 0; t < g.slices().size(); ++t)
+        for (NodeId w : ud.writers[t]) byBuffer[g.slices()[t].buffer.value].push_back(w);
+      built = true;
+    }
+    ud.memoryWriters[s] = byBuffer[sl.buffer.value];
+  }
+}
+
+}  // namespace
+
+UseDef computeUseDef(const Graph& g) {
+  UseDef ud;
+  ud.writers.resize(g.slices().size());
+  ud.readers.resize(g.slices().size());
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.erased) continue;
+    for (SliceId s : n.outputs) ud.writers[s.value].push_back(NodeId(i));
+    for (SliceId s : n.inputs) {
+      auto& r = ud.readers[s.value];
+      if (r.empty() || r.back() != NodeId(i)) r.push_back(NodeId(i));
+    }
+  }
+  addMemoryWriters(g, ud);
+  return ud;
+}
+
+std::vector<std::vector<NodeId>> successors(const Graph& g, const UseDef& ud) {
+  std::vector<std::vector<NodeId>> succ(g.nodes().size());
+  for (size_t s = 0; s < ud.writers.size(); ++s) {
+    for (NodeId w : ud.writers[s])
+      for (NodeId r : ud.readers[s])
+        if (w != r) succ[w.value].push_back(r);
+    for (NodeId w : ud.memoryWriters[s])
+      for (NodeId r : ud.readers[s])
+        if (w != r) succ[w.value].push_back(r);
+  }
+  for (auto& v : succ) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  return succ;
+}
+
+namespace {
+
+// Kahn's algorithm with a priority key; nullopt when a cycle remains.
+std::optional<std::vector<NodeId>> kahn(const Graph& g, const std::vector<std::vector<NodeId>>& succ,
+                                        const std::function<int64_t(NodeId)>& key) {
+  size_t n = g.nodes().size();
+  std::vector<int> indeg(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (!g.nodes()[i].erased)
+      for (NodeId s : succ[i]) ++indeg[s.value];
+  using Item = std::pair<int64_t, uint32_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
+  size_t live = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (g.nodes()[i].erased) continue;
+    ++live;
+    if (indeg[i] == 0) ready.push({key(NodeId(i)), i});
+  }
+  std::vector<NodeId> order;
+  order.reserve(live);
+  while (!ready.empty()) {
+    uint32_t i = ready.top().second;
+    ready.pop();
+    order.push_back(NodeId(i));
+    for (NodeId s : succ[i])
+      if (--indeg[s.value] == 0) ready.push({key(s), s.value});
+  }
+  if (order.size() != live) return std::nullopt;
+  return order;
+}
+
+bool isDeviceSync(const Node& n) { return n.isSync() && n.syncScope() == Scope::Device; }
+
+// Number of device syncs on the longest path into each node, given a topological order.
+std::vector<int> syncDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ,
+                           const std::vector<NodeId>& order) {
+  std::vector<int> depth(g.nodes().size(), 0);
+  for (NodeId id : order) {
+    int out = depth[id.value] + (isDeviceSync(g.node(id)) ? 1 : 0);
+    for (NodeId s : succ[id.value]) depth[s.value] = std::max(depth[s.value], out);
+  }
+  return depth;
+}
+
+}  // namespace
+
+std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g) {
+  auto ud = computeUseDef(g);
+  auto succ = successors(g, ud);
+  auto first = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
+  if (!first) return std::nullopt;
+  auto depth = syncDepth(g, succ, *first);
+  return kahn(g, succ, [&](NodeId id) {
+    int64_t k = 2 * depth[id.value] + (isDeviceSync(g.node(id)) ? 1 : 0);
+    return (k << 32) | id.value;
+  });
+}
+
+std::vector<int> kernelIndices(const Graph& g) {
+  auto ud = computeUseDef(g);
+  auto succ = successors(g, ud);
+  auto order = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
+  std::vector<int> k(g.nodes().size(), -1);
+  if (!order) return k;
+  auto depth = syncDepth(g, succ, *order);
+  for (NodeId id : *order)
+    if (!isDeviceSync(g.node(id))) k[id.value] = depth[id.value];
+  return k;
+}
+
+int kernelCount(const Graph& g) {
+  auto k = kernelIndices(g);
+  int m = -1;
+  for (int v : k) m = std::max(m, v);
+  return m + 1;
+}
+
+Graph Graph::compacted() const {
+  Graph out;
+  out.name = name;
+  out.target = target;
+  out.units = units;
+  out.unitsPerBlock = unitsPerBlock;
+  out.levels = levels;
+  std::vector<BufferId> bufMap(buffers_.size());
+  for (uint32_t i = 0; i < buffers_.size(); ++i)
+    if (!buffers_[i].erased) bufMap[i] = out.addBuffer(buffers_[i]);
+  std::vector<SliceId> sliceMap(slices_.size());
+  auto mapSlice = [&](SliceId s) {
+    if (!sliceMap[s.value].valid()) {
+      MemorySlice copy = slices_[s.value];
+      copy.buffer = bufMap[copy.buffer.value];
+      sliceMap[s.value] = out.addSlice(std::move(copy));
+    }
+    return sliceMap[s.value];
+  };
+  auto order = topologicalOrder(*this);
+  GIR_ASSERT(order.has_value(), "compacted() needs an acyclic graph");
+  for (NodeId id : *order) {
+    Node n = nodes_[id.value];
+    for (auto& s : n.inputs) s = mapSlice(s);
+    for (auto& s : n.outputs) s = mapSlice(s);
+    out.addNode(std::move(n));
+  }
+  for (uint32_t i = 0; i < slices_.size(); ++i)
+    if (!slices_[i].erased && !buffers_[slices_[i].buffer.value].erased) mapSlice(SliceId(i));
+  return out;
+}
+
+std::string_view nodeKindName(NodeKind k) {
+  switch (k) {
+    case NodeKind::Move: return "move";
+    case NodeKind::Elementwise: return "elementwise";
+    case NodeKind::Reduce: return "reduce";
+    case NodeKind::Broadcast: return "broadcast";
+    case NodeKind::Sync: return "sync";
+  }
+  return "?";
+}
+
+std::string_view roleName(BufferRole r) {
+  switch (r) {
+    case BufferRole::Temp: return "";
+    case BufferRole::Input: return "input";
+    case BufferRole::Output: return "output";
+  }
+  return "";
+}
+
+}  // namespace gir

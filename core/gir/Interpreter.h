@@ -1,0 +1,37 @@
+// The executable meaning of a GIR-Graph: run every node for every unit of its domain on float32
+// data, in topological order (design.md section 4).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/gir/Graph.h"
+
+namespace gir {
+
+using TensorMap = std::map<std::string, std::vector<float>>;  // buffer name -> row-major data
+
+// Sees every element access of a run, in execution order (the memory-model checker is one).
+class AccessObserver {
+ public:
+  virtual ~AccessObserver() = default;
+  virtual void beginNode(NodeId) {}
+  virtual void access(NodeId node, int64_t unit, BufferId buffer, const std::vector<int64_t>& elements, bool isWrite) = 0;
+};
+
+// Runs the graph. Inputs are keyed by input buffer name; returns the output buffers.
+Expected<TensorMap> interpret(const Graph& g, const TensorMap& inputs, AccessObserver* observer = nullptr);
+
+// Random inputs for every input buffer: |x| in [lo, hi], random sign when allowNegative. Never zero.
+TensorMap randomInputs(const Graph& g, uint64_t seed, double lo = 0.1, double hi = 2.0, bool allowNegative = true);
+
+// Row-major flat buffer indices that slice `s` touches for unit u, in element order.
+void sliceElements(const MemorySlice& s, int64_t u, std::vector<int64_t>& out);
+
+// Largest relative difference |a-b| / max(|b|, atol-floor) over matching outputs; mismatched keys or sizes give +inf.
+double maxRelativeError(const TensorMap& actual, const TensorMap& expected, double absFloor = 1e-6);
+
+}  // namespace gir

@@ -1,0 +1,230 @@
+// Happens-before over the dataflow graph: an access of unit v in node R is ordered after an access of
+// unit w in node W when W precedes R and, for w != v, a sync whose scope covers both units lies on a
+// path W -> sync -> R. Elements remember their last writer and the readers since.
+#include "core/gir/MemoryChecker.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/gir/Printer.h"
+
+namespace gir {
+
+std::string_view findingKindName(FindingKind k) {
+  switch (k) {
+    case FindingKind::Race: return "race";
+    case FindingKind::WriteWriteConflict: return "write-write conflict";
+    case FindingKind::UninitializedRead: return "uninitialized read";
+    case FindingKind::ScopeViolation: return "scope violation";
+    case FindingKind::CapacityOverflow: return "capacity overflow";
+  }
+  return "?";
+}
+
+std::string MemoryCheckReport::str() const {
+  std::ostringstream os;
+  for (const auto& f : findings) os << findingKindName(f.kind) << ": " << f.message << "\n";
+  if (total > findings.size()) os << "(" << (total - findings.size()) << " more findings not shown)\n";
+  return os.str();
+}
+
+namespace {
+
+struct Access {
+  int64_t unit = -1;
+  uint32_t node = UINT32_MAX;
+};
+
+struct ElementState {
+  Access lastWrite;
+  std::vector<Access> readsSinceWrite;
+};
+
+class MemoryModelChecker : public AccessObserver {
+ public:
+  explicit MemoryModelChecker(const Graph& g) : g_(g) {
+    computeAncestors();
+    state_.resize(g.buffers().size());
+    owner_.resize(g.buffers().size());
+    for (uint32_t b = 0; b < g.buffers().size(); ++b) {
+      if (g.buffers()[b].erased) continue;
+      state_[b].resize(static_cast<size_t>(g.buffers()[b].numel()));
+      const LevelDecl* l = g.levelOf(BufferId(b));
+      if (l && l->scope != Scope::Device) owner_[b].assign(static_cast<size_t>(g.buffers()[b].numel()), Access{});
+    }
+  }
+
+  void access(NodeId node, int64_t unit, BufferId buffer, const std::vector<int64_t>& elems, bool isWrite) override {
+    const Buffer& b = g_.buffer(buffer);
+    Access me{unit, node.value};
+    for (int64_t e : elems) {
+      checkScope(buffer, e, me);
+      ElementState& st = state_[buffer.value][e];
+      if (isWrite) write(b, e, st, me);
+      else read(b, e, st, me);
+    }
+  }
+
+  MemoryCheckReport finish() {
+    checkCapacity();
+    return std::move(report_);
+  }
+
+ private:
+  void computeAncestors() {
+    size_t n = g_.nodes().size();
+    words_ = (n + 63) / 64;
+    anc_.assign(n, std::vector<uint64_t>(words_, 0));
+    auto succ = successors(g_, computeUseDef(g_));
+    auto order = topologicalOrder(g_);
+    if (!order) return;
+    for (NodeId id : *order)
+      for (NodeId s : succ[id.value]) {
+        auto& a = anc_[s.value];
+        for (size_t w = 0; w < words_; ++w) a[w] |= anc_[id.value][w];
+        a[id.value / 64] |= uint64_t(1) << (id.value % 64);
+      }
+    for (uint32_t i = 0; i < n; ++i)
+      if (!g_.nodes()[i].erased && g_.nodes()[i].isSync()) syncs_.push_back(i);
+  }
+
+  bool precedes(uint32_t a, uint32_t b) const { return (anc_[b][a / 64] >> (a % 64)) & 1; }
+
+  // Syncs on some path first -> sync -> second (cached per node pair).
+  const std::vector<uint32_t>& syncsBetween(uint32_t first, uint32_t second) {
+    uint64_t key = (uint64_t(first) << 32) | second;
+    auto it = between_.find(key);
+    if (it != between_.end()) return it->second;
+    std::vector<uint32_t> out;
+    for (uint32_t s : syncs_)
+      if (precedes(first, s) && precedes(s, second)) out.push_back(s);
+    return between_.emplace(key, std::move(out)).first->second;
+  }
+
+  bool syncCovers(uint32_t s, int64_t a, int64_t b) const {
+    const Node& n = g_.nodes()[s];
+    UnitDomain d = g_.domainOf(n);
+    if (!d.contains(a) || !d.contains(b)) return false;
+    switch (n.syncScope()) {
+      case Scope::Device: return true;
+      case Scope::Block: return g_.blockOf(a) == g_.blockOf(b);
+      case Scope::Unit: case Scope::Lane: return a == b;
+    }
+    return false;
+  }
+
+  // Is access `second` guaranteed to happen after access `first`?
+  bool ordered(const Access& first, const Access& second) {
+    if (first.node == second.node) return false;  // one node's units run concurrently
+    if (!precedes(first.node, second.node)) return false;
+    if (first.unit == second.unit) return true;
+    for (uint32_t s : syncsBetween(first.node, second.node))
+      if (syncCovers(s, first.unit, second.unit)) return true;
+    return false;
+  }
+
+  std::string who(const Access& a) const {
+    return "unit " + std::to_string(a.unit) + " (block " + std::to_string(g_.blockOf(a.unit)) + ") in node #" +
+           std::to_string(a.node) + " '" + describeNode(g_, NodeId(a.node)) + "'";
+  }
+
+  void add(FindingKind k, const Buffer& b, int64_t e, const Access& first, const Access& second, std::string msg) {
+    ++report_.total;
+    size_t sameKind = std::count_if(report_.findings.begin(), report_.findings.end(), [&](const MemoryFinding& f) { return f.kind == k; });
+    if (sameKind >= 5) return;
+    report_.findings.push_back(MemoryFinding{k, b.name, e, first.unit, second.unit, NodeId(first.node), NodeId(second.node), std::move(msg)});
+  }
+
+  std::string where(const Buffer& b, int64_t e) const { return "buffer '%" + b.name + "' (" + b.level + ") element " + std::to_string(e); }
+
+  void read(const Buffer& b, int64_t e, ElementState& st, const Access& me) {
+    if (st.lastWrite.unit < 0) {
+      if (b.role != BufferRole::Input)
+        add(FindingKind::UninitializedRead, b, e, me, me, where(b, e) + " is read by " + who(me) + " but no unit wrote it before");
+    } else if (st.lastWrite.unit == me.unit && st.lastWrite.node == me.node) {
+      // a node never reads its own output (verifier); nothing to order
+    } else if (!ordered(st.lastWrite, me)) {
+      add(FindingKind::Race, b, e, st.lastWrite, me,
+          where(b, e) + " is written by " + who(st.lastWrite) + " and read by " + who(me) + " with no sync covering both units between them");
+    }
+    if (st.readsSinceWrite.empty() || st.readsSinceWrite.back().unit != me.unit || st.readsSinceWrite.back().node != me.node)
+      st.readsSinceWrite.push_back(me);
+  }
+
+  void write(const Buffer& b, int64_t e, ElementState& st, const Access& me) {
+    if (st.lastWrite.unit >= 0 && !(st.lastWrite.unit == me.unit && st.lastWrite.node == me.node) && !ordered(st.lastWrite, me))
+      add(FindingKind::WriteWriteConflict, b, e, st.lastWrite, me,
+          where(b, e) + " is written by " + who(st.lastWrite) + " and again by " + who(me) + " in one epoch (no sync covering both)");
+    for (const Access& r : st.readsSinceWrite) {
+      if (r.unit == me.unit && r.node == me.node) continue;
+      if (!ordered(r, me))
+        add(FindingKind::Race, b, e, r, me,
+            where(b, e) + " is read by " + who(r) + " and overwritten by " + who(me) + " with no sync covering both units between them");
+    }
+    st.readsSinceWrite.clear();
+    st.lastWrite = me;
+  }
+
+  void checkScope(BufferId buffer, int64_t e, const Access& me) {
+    auto& owners = owner_[buffer.value];
+    if (owners.empty()) return;
+    const Buffer& b = g_.buffer(buffer);
+    Scope scope = g_.levelOf(buffer)->scope;
+    Access& first = owners[e];
+    if (first.unit < 0) { first = me; return; }
+    int64_t instance = instanceOf(scope, me.unit), owner = instanceOf(scope, first.unit);
+    if (owner == instance) return;
+    std::string inst = std::string(scopeName(scope));
+    add(FindingKind::ScopeViolation, b, e, first, me,
+        where(b, e) + " belongs to " + inst + " " + std::to_string(owner) + " (first touched by " + who(first) + ") but is touched by " +
+            who(me) + ", which runs in " + inst + " " + std::to_string(instance) + "; level '" + b.level + "' is shared only within one " + inst);
+  }
+
+  int64_t instanceOf(Scope scope, int64_t unit) const { return scope == Scope::Block ? g_.blockOf(unit) : unit; }
+
+  void checkCapacity() {
+    for (const auto& l : g_.levels) {
+      if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
+      std::map<int64_t, int64_t> bytes;  // instance -> bytes
+      for (uint32_t b = 0; b < g_.buffers().size(); ++b) {
+        if (g_.buffers()[b].erased || g_.buffers()[b].level != l.name) continue;
+        for (const Access& a : owner_[b])
+          if (a.unit >= 0) bytes[instanceOf(l.scope, a.unit)] += 4;
+      }
+      for (auto [inst, used] : bytes) {
+        if (used <= l.capacityBytes) continue;
+        Buffer pseudo{l.name, l.name, {1}, BufferRole::Temp, false};
+        add(FindingKind::CapacityOverflow, pseudo, -1, Access{inst, 0}, Access{inst, 0},
+            "level '" + l.name + "' holds " + std::to_string(used) + " bytes for " + std::string(scopeName(l.scope)) + " " +
+                std::to_string(inst) + ", over its capacity of " + std::to_string(l.capacityBytes) + " bytes");
+        break;
+      }
+    }
+  }
+
+  const Graph& g_;
+  size_t words_ = 0;
+  std::vector<std::vector<uint64_t>> anc_;
+  std::vector<uint32_t> syncs_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> between_;
+  std::vector<std::vector<ElementState>> state_;
+  std::vector<std::vector<Access>> owner_;  // first access per element of unit/block-shared buffers
+  MemoryCheckReport report_;
+};
+
+}  // namespace
+
+MemoryModelOutput checkMemoryModelWithOutputs(const Graph& g, const TensorMap& inputs) {
+  MemoryModelChecker checker(g);
+  auto run = interpret(g, inputs, &checker);
+  if (!run) return MemoryModelOutput{run.takeError(), {}};
+  return MemoryModelOutput{checker.finish(), std::move(*run)};
+}
+
+Expected<MemoryCheckReport> checkMemoryModel(const Graph& g, const TensorMap& inputs) {
+  return std::move(checkMemoryModelWithOutputs(g, inputs).report);
+}
+
+}  // namespace gir

@@ -1,0 +1,44 @@
+// The memory-model checker: replays a run and reports races, write-write conflicts, scope
+// violations and capacity overflows, each naming buffer, element, units and nodes (design.md section 4).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/gir/Graph.h"
+#include "core/gir/Interpreter.h"
+
+namespace gir {
+
+enum class FindingKind { Race, WriteWriteConflict, UninitializedRead, ScopeViolation, CapacityOverflow };
+
+struct MemoryFinding {
+  FindingKind kind;
+  std::string buffer;
+  int64_t element = -1;
+  int64_t firstUnit = -1, secondUnit = -1;  // writer then reader/writer; for capacity: the instance
+  NodeId firstNode, secondNode;
+  std::string message;  // complete sentence naming all of the above
+};
+
+struct MemoryCheckReport {
+  std::vector<MemoryFinding> findings;  // at most a few per kind; `total` counts all
+  size_t total = 0;
+  bool clean() const { return total == 0; }
+  std::string str() const;
+};
+
+std::string_view findingKindName(FindingKind k);
+
+// Runs the interpreter on `inputs` with the checker attached.
+Expected<MemoryCheckReport> checkMemoryModel(const Graph& g, const TensorMap& inputs);
+
+// The same run, also keeping the interpreter's outputs.
+struct MemoryModelOutput {
+  Expected<MemoryCheckReport> report;
+  TensorMap outputs;
+};
+MemoryModelOutput checkMemoryModelWithOutputs(const Graph& g, const TensorMap& inputs);
+
+}  // namespace gir

@@ -1,0 +1,204 @@
+// Loading and validating hardware descriptions; every error names file, field and reason.
+#include "core/hw/HardwareDesc.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#ifndef GIR_DEFAULT_HARDWARE_DIR
+#define GIR_DEFAULT_HARDWARE_DIR "hardware"
+#endif
+
+namespace gir {
+
+using nlohmann::json;
+
+namespace {
+
+// A small reader that walks a JSON object and remembers the first problem.
+class FieldReader {
+ public:
+  FieldReader(const std::string& file) : file_(file) {}
+
+  bool failed() const { return error_.has_value(); }
+  Diagnostic error() const { return *error_; }
+
+  void fail(const std::string& field, const std::string& reason) {
+    if (!error_) error_ = makeError(reason, SourceLocation{file_, 0, 0, "field '" + field + "'"});
+  }
+
+  const json* get(const json& obj, const std::string& key, const std::string& path, bool required) {
+    if (!obj.is_object()) { fail(path, "expected an object"); return nullptr; }
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) fail(path + key, "is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  std::string str(const json& obj, const std::string& key, const std::string& path, bool required = true) {
+    const json* v = get(obj, key, path, required);
+    if (!v) return {};
+    if (!v->is_string()) { fail(path + key, "expected a string, got " + std::string(v->type_name())); return {}; }
+    return v->get<std::string>();
+  }
+
+  double number(const json& obj, const std::string& key, const std::string& path, bool required = true,
+                double def = 0, double min = 0) {
+    const json* v = get(obj, key, path, required);
+    if (!v) return def;
+    if (!v->is_number()) { fail(path + key, "expected a number, got " + std::string(v->type_name())); return def; }
+    double d = v->get<double>();
+    if (d < min) fail(path + key, "must be at least " + std::to_string(min) + ", got " + v->dump());
+    return d;
+  }
+
+  int64_t integer(const json& obj, const std::string& key, const std::string& path, bool required = true,
+                  int64_t def = 0, int64_t min = 0) {
+    const json* v = get(obj, key, path, required);
+    if (!v) return def;
+    if (!v->is_number_integer()) { fail(path + key, "expected an integer, got " + v->dump()); return def; }
+    int64_t i = v->get<int64_t>();
+    if (i < min) fail(path + key, "must be at least " + std::to_string(min) + ", got " + std::to_string(i));
+    return i;
+  }
+
+ private:
+  std::string file_;
+  std::optional<Diagnostic> error_;
+};
+
+void readLevels(FieldReader& r, const json& root, HardwareDesc& hw) {
+  const json* levels = r.get(root, "levels", "", true);
+  if (!levels) return;
+  if (!levels->is_array() || levels->empty()) { r.fail("levels", "expected a non-empty array"); return; }
+  for (size_t i = 0; i < levels->size() && !r.failed(); ++i) {
+    const json& l = (*levels)[i];
+    std::string path = "levels[" + std::to_string(i) + "].";
+    MemoryLevelDesc d;
+    d.name = r.str(l, "name", path);
+    std::string scope = r.str(l, "scope", path);
+    if (r.failed()) return;
+    auto s = parseScope(scope);
+    if (!s || *s == Scope::Lane) { r.fail(path + "scope", "expected unit, block or device, got '" + scope + "'"); return; }
+    d.scope = *s;
+    d.capacityBytes = r.integer(l, "capacity_bytes", path, true, 0, 1);
+    d.bandwidthGBs = r.number(l, "bandwidth_gbs", path, true, 0, 1e-9);
+    d.granularityBytes = r.integer(l, "granularity_bytes", path, false, 4, 1);
+    if (hw.level(d.name)) { r.fail(path + "name", "duplicate level '" + d.name + "'"); return; }
+    hw.levels.push_back(d);
+  }
+  if (!r.failed() && !hw.dramLevel()) r.fail("levels", "no level with scope 'device' (DRAM/global memory)");
+}
+
+void readAscend(FieldReader& r, const json& root, HardwareDesc& hw) {
+  const json* a = r.get(root, "ascend", "", false);
+  if (!a) return;
+  AscendDesc d;
+  d.flagsPerPipePair = static_cast<int>(r.integer(*a, "flags_per_pipe_pair", "ascend.", true, 4, 1));
+  d.syncCostCycles = static_cast<int>(r.integer(*a, "sync_cost_cycles", "ascend.", false, 1, 0));
+  if (const json* lat = r.get(*a, "pipe_latency", "ascend.", false)) {
+    if (!lat->is_object()) { r.fail("ascend.pipe_latency", "expected an object"); return; }
+    for (auto it = lat->begin(); it != lat->end(); ++it)
+      d.pipeLatencyCycles[it.key()] = static_cast<int>(r.integer(*lat, it.key(), "ascend.pipe_latency.", true, 1, 1));
+  }
+  hw.ascend = d;
+}
+
+}  // namespace
+
+const MemoryLevelDesc* HardwareDesc::level(const std::string& n) const {
+  for (const auto& l : levels)
+    if (l.name == n) return &l;
+  return nullptr;
+}
+
+const MemoryLevelDesc* HardwareDesc::dramLevel() const {
+  for (const auto& l : levels)
+    if (l.scope == Scope::Device) return &l;
+  return nullptr;
+}
+
+const MemoryLevelDesc* HardwareDesc::levelForScope(Scope scope) const {
+  const MemoryLevelDesc* best = nullptr;
+  for (const auto& l : levels)
+    if (l.scope == scope && (!best || l.bandwidthGBs > best->bandwidthGBs)) best = &l;
+  return best;
+}
+
+double HardwareDesc::dramBandwidthGBs() const { return dramLevel() ? dramLevel()->bandwidthGBs : 0; }
+
+double HardwareDesc::ridgePointFlopsPerByte() const {
+  double bw = dramBandwidthGBs();
+  return bw > 0 ? peakGflops / bw : 0;
+}
+
+Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::string& file) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return makeError(std::string("not valid JSON: ") + e.what(), SourceLocation{file, 0, 0, ""});
+  }
+  FieldReader r(file);
+  if (!root.is_object()) return makeError("expected a JSON object at the top level", SourceLocation{file, 0, 0, ""});
+  HardwareDesc hw;
+  hw.name = r.str(root, "name", "");
+  hw.kind = r.str(root, "kind", "");
+  if (!r.failed() && hw.kind != "cpu" && hw.kind != "gpu" && hw.kind != "npu" && hw.kind != "mlu")
+    r.fail("kind", "expected cpu, gpu, npu or mlu, got '" + hw.kind + "'");
+  hw.unitName = r.str(root, "unit", "");
+  hw.lanesPerUnit = static_cast<int>(r.integer(root, "lanes_per_unit", "", true, 1, 1));
+  hw.maxUnitsPerBlock = static_cast<int>(r.integer(root, "max_units_per_block", "", true, 1, 1));
+  hw.maxUnits = r.integer(root, "max_units", "", false, 0, 0);
+  readLevels(r, root, hw);
+  if (const json* sc = r.get(root, "sync_cost_us", "", true)) {
+    for (Scope s : {Scope::Unit, Scope::Block, Scope::Device})
+      hw.syncCostUs[static_cast<int>(s)] = r.number(*sc, std::string(scopeName(s)), "sync_cost_us.", true);
+  }
+  hw.launchCostUs = r.number(root, "launch_cost_us", "", true);
+  hw.peakGflops = r.number(root, "peak_gflops", "", true, 0, 1e-9);
+  readAscend(r, root, hw);
+  if (r.failed()) return r.error();
+  return hw;
+}
+
+Expected<HardwareDesc> loadHardwareDesc(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError("cannot open hardware description", SourceLocation{path, 0, 0, ""});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseHardwareDesc(ss.str(), path);
+}
+
+std::string hardwareDirectory() {
+  if (const char* env = std::getenv("GIR_HARDWARE_DIR")) return env;
+  return GIR_DEFAULT_HARDWARE_DIR;
+}
+
+Expected<HardwareDesc> loadHardwareByName(const std::string& name) {
+  if (name.find('/') != std::string::npos || name.find(".json") != std::string::npos) return loadHardwareDesc(name);
+  return loadHardwareDesc(hardwareDirectory() + "/" + name + ".json");
+}
+
+std::string hardwareToJson(const HardwareDesc& hw) {
+  json levels = json::array();
+  for (const auto& l : hw.levels)
+    levels.push_back({{"name", l.name}, {"scope", scopeName(l.scope)}, {"capacity_bytes", l.capacityBytes},
+                      {"bandwidth_gbs", l.bandwidthGBs}, {"granularity_bytes", l.granularityBytes}});
+  json root = {{"name", hw.name}, {"kind", hw.kind}, {"unit", hw.unitName}, {"lanes_per_unit", hw.lanesPerUnit},
+               {"max_units_per_block", hw.maxUnitsPerBlock}, {"max_units", hw.maxUnits}, {"levels", levels},
+               {"sync_cost_us", {{"unit", hw.syncCostUs[1]}, {"block", hw.syncCostUs[2]}, {"device", hw.syncCostUs[3]}}},
+               {"launch_cost_us", hw.launchCostUs}, {"peak_gflops", hw.peakGflops}};
+  if (hw.ascend) {
+    json a = {{"flags_per_pipe_pair", hw.ascend->flagsPerPipePair}, {"sync_cost_cycles", hw.ascend->syncCostCycles}};
+    a["pipe_latency"] = hw.ascend->pipeLatencyCycles;
+    root["ascend"] = a;
+  }
+  return root.dump(2) + "\n";
+}
+
+}  // namespace gir

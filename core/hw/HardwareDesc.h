@@ -1,0 +1,60 @@
+// A target's hardware description, loaded from hardware/NAME.json (design.md section 5).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/Scope.h"
+
+namespace gir {
+
+// One memory level: which scope shares it, how big one instance is, how fast it is.
+struct MemoryLevelDesc {
+  std::string name;            // "dram", "smem", "reg", "local", "ub", ...
+  Scope scope = Scope::Device;  // the scope whose units share one instance
+  int64_t capacityBytes = 0;   // per instance (per block for smem, per unit for reg)
+  double bandwidthGBs = 0;     // aggregate bandwidth of the level
+  int64_t granularityBytes = 0;  // contiguous bytes for a full-efficiency access
+};
+
+// Ascend-specific facts: flags per ordered pipe pair and pipe latencies (ascend-kernels.md).
+struct AscendDesc {
+  int flagsPerPipePair = 4;
+  int syncCostCycles = 1;
+  std::map<std::string, int> pipeLatencyCycles;  // S V M MTE1 MTE2 MTE3 FIX
+};
+
+struct HardwareDesc {
+  std::string name;
+  std::string kind;   // cpu | gpu | npu | mlu
+  std::string unitName;  // what one parallel unit is: thread, warp, wavefront, ai-core, ipu
+  int lanesPerUnit = 1;
+  int maxUnitsPerBlock = 1;
+  int64_t maxUnits = 0;  // units that run at once (SMs x warps, cores); 0 = unknown
+  std::vector<MemoryLevelDesc> levels;  // fastest last is not required; order is the file's
+  double syncCostUs[4] = {0, 0, 0, 0};  // per Scope: lane, unit, block, device
+  double launchCostUs = 0;
+  double peakGflops = 0;
+  std::optional<AscendDesc> ascend;
+
+  const MemoryLevelDesc* level(const std::string& name) const;
+  const MemoryLevelDesc* dramLevel() const;  // the device-scope level
+  // Fastest level shared by exactly `scope` (for sync-insertion promotion); null when none.
+  const MemoryLevelDesc* levelForScope(Scope scope) const;
+  double dramBandwidthGBs() const;
+  double ridgePointFlopsPerByte() const;  // peak FLOP/s over DRAM bandwidth
+};
+
+// Parse and validate; errors name the file, the field path and the reason.
+Expected<HardwareDesc> parseHardwareDesc(const std::string& jsonText, const std::string& fileName);
+Expected<HardwareDesc> loadHardwareDesc(const std::string& path);
+// Looks up NAME in the hardware directory (GIR_HARDWARE_DIR env, else the built-in path).
+Expected<HardwareDesc> loadHardwareByName(const std::string& name);
+std::string hardwareDirectory();
+std::string hardwareToJson(const HardwareDesc& hw);
+
+}  // namespace gir

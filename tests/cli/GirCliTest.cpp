@@ -1,0 +1,89 @@
+// `gir` on good files exits 0 and on the bad-input corpus exits 2 with a clear message (run under ASan too).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/TestSupport.h"
+
+using namespace gir;
+
+namespace {
+
+std::string runGir(const std::string& args, int& code) {
+  std::string out;
+  code = test::runCommand(std::string(GIR_EXE) + " " + args, out);
+  return out;
+}
+
+struct BadCase {
+  std::string file, expect;
+};
+
+// tests/data/gir-bad/MANIFEST: "file | expected message fragment" per line.
+std::vector<BadCase> badCases() {
+  std::vector<BadCase> out;
+  std::ifstream in(test::sourcePath("tests/data/gir-bad/MANIFEST"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto bar = line.find(" | ");
+    if (bar == std::string::npos) continue;
+    out.push_back({line.substr(0, bar), line.substr(bar + 3)});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gir check on the bundled examples", "[cli]") {
+  int code = -1;
+  std::string out = runGir("check " + test::sourcePath("scenarios/gir/softmax_block.gir"), code);
+  INFO(out);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("memory model: ok"));
+  out = runGir("check " + test::sourcePath("scenarios/gir/softmax_race.gir"), code);
+  CHECK(code == 1);
+  CHECK_THAT(out, Catch::Contains("race:") && Catch::Contains("pmax_s"));
+}
+
+TEST_CASE("gir convert text -> JSON -> text is exact", "[cli]") {
+  int code = -1;
+  std::string json = test::binaryPath("tests/relu-roundtrip.json"), text = test::binaryPath("tests/relu-roundtrip.gir");
+  runGir("convert " + test::sourcePath("scenarios/gir/relu.gir") + " -o " + json, code);
+  REQUIRE(code == 0);
+  runGir("convert " + json + " -o " + text, code);
+  REQUIRE(code == 0);
+  std::string printed = runGir("print " + test::sourcePath("scenarios/gir/relu.gir"), code);
+  CHECK(test::readText(text) == printed);
+}
+
+TEST_CASE("usage errors exit 2", "[cli]") {
+  int code = -1;
+  runGir("", code);
+  CHECK(code == 2);
+  std::string out = runGir("frobnicate", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("unknown command"));
+  runGir("check", code);
+  CHECK(code == 2);
+  runGir("check --bogus x.gir", code);
+  CHECK(code == 2);
+  out = runGir("check /nonexistent/file.gir", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("/nonexistent/file.gir"));
+}
+
+TEST_CASE("every malformed GIR or hardware file gives a clear message and exit code 2", "[cli][malformed]") {
+  auto cases = badCases();
+  REQUIRE(cases.size() >= 25);
+  for (const auto& c : cases) {
+    std::string path = test::sourcePath("tests/data/gir-bad/" + c.file);
+    bool isHardware = c.file.rfind("hw-", 0) == 0;
+    int code = -1;
+    std::string out = runGir((isHardware ? "hardware " : "check ") + path, code);
+    INFO(c.file << "\n" << out);
+    CHECK(code == 2);
+    CHECK_THAT(out, Catch::Contains("error:") && Catch::Contains(c.expect));
+  }
+}
