@@ -12,6 +12,10 @@ using CommandArgs = std::vector<std::string>;
 int runCheck(const CommandArgs& args);
 int runPrint(const CommandArgs& args);
 int runConvert(const CommandArgs& args);
+// The rewrite stepper and the greedy optimizer — cli/OptCommand.cpp
+int runOpt(const CommandArgs& args);
+// ONNX import and preprocessing — cli/ImportCommand.cpp
+int runImport(const CommandArgs& args);
 // Hardware descriptions — cli/HardwareCommand.cpp
 int runHardware(const CommandArgs& args);
 // The headless walkthrough on a bundled example — cli/WalkthroughCommand.cpp

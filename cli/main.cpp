@@ -17,6 +17,8 @@ const Command kCommands[] = {
     {"check", "check FILE [--seed N]           verify, check the memory model, interpret on random inputs", gir::cli::runCheck},
     {"print", "print FILE                      print a GIR file (text or JSON) as canonical text", gir::cli::runPrint},
     {"convert", "convert FILE -o OUT             text <-> JSON (by OUT's extension: .json or .gir)", gir::cli::runConvert},
+    {"opt", "opt FILE [--greedy|--rule R --site N|--list] [--trace T] [--replay T] [--verify-each] [--print-after-each]", gir::cli::runOpt},
+    {"import", "import MODEL.onnx [--target T] [--json|--dot] [--graph]  import ONNX, classify library ops, list memory-bound subgraphs", gir::cli::runImport},
     {"hardware", "hardware NAME|FILE              validate and print a hardware description", gir::cli::runHardware},
     {"walkthrough", "walkthrough [FILE]              the headless tour of a bundled example", gir::cli::runWalkthrough},
 };

@@ -126,6 +126,7 @@ class Graph {
   int64_t units = 1;
   int64_t unitsPerBlock = 1;
   std::vector<LevelDecl> levels;
+  uint64_t editVersion = 0;  // bumped by every edit through rewrite/GraphEditor; rejects stale sites
 
   const std::vector<Buffer>& buffers() const { return buffers_; }
   const std::vector<MemorySlice>& slices() const { return slices_; }

@@ -1,0 +1,91 @@
+// `gir opt FILE [--greedy] [--rule NAME --site N] [--list] [--trace OUT.json] [--replay TRACE.json]
+//   [--print-after-each] [--verify-each] [--target T] [-o OUT]`: the rewrite stepper, headless.
+#include <iostream>
+
+#include "cli/Args.h"
+#include "cli/Commands.h"
+#include "core/gir/Json.h"
+#include "core/gir/Printer.h"
+#include "core/gir/Verifier.h"
+#include "rewrite/GreedyOptimizer.h"
+
+namespace gir::cli {
+
+namespace {
+
+std::optional<HardwareDesc> hardwareFor(const Graph& g, const Args& args) {
+  std::string name = args.option("target", g.target);
+  if (name.empty()) return std::nullopt;
+  auto hw = loadHardwareByName(name);
+  if (!hw) return std::nullopt;
+  return *hw;
+}
+
+void printStep(const StepRecord& r, size_t n, bool printGraphAfter, const Graph& g) {
+  std::cout << "step " << n << ": " << r.rule << " site " << r.siteIndex << " [" << r.siteKey << "]\n  " << r.explanation
+            << "\n  dram bytes " << r.costBefore.dramBytes << " -> " << r.costAfter.dramBytes << ", kernels "
+            << r.costBefore.kernels << " -> " << r.costAfter.kernels << ", modelled " << r.costBefore.modelledUs << " -> "
+            << r.costAfter.modelledUs << " us" << (r.verified ? ", verified" : "") << "\n";
+  if (printGraphAfter) std::cout << printGraph(g) << "\n";
+}
+
+int listCandidates(const Stepper& st) {
+  auto cands = st.candidates();
+  std::cout << cands.size() << " applicable rewrite(s):\n";
+  for (const auto& c : cands)
+    std::cout << "  " << c.rule->name() << " --site " << c.siteIndex << "  d(dram bytes) " << c.predictedDeltaDramBytes
+              << "  d(modelled) " << c.predictedDeltaUs << " us\n    " << c.explanation << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int runOpt(const CommandArgs& argv) {
+  auto args = parseArgs(argv, {"rule", "site", "trace", "replay", "target", "o", "seed"},
+                        {"greedy", "print-after-each", "verify-each", "list", "quiet"});
+  if (!args) return reportBadInput(args.error());
+  if (args->positional.size() != 1) return reportBadInput(makeError("usage: gir opt FILE [--greedy | --rule NAME --site N | --list] ..."));
+  auto g = loadGirFile(args->positional[0]);
+  if (!g) return reportBadInput(g.error());
+  if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
+  if (!args->option("target").empty() && !loadHardwareByName(args->option("target")))
+    return reportBadInput(loadHardwareByName(args->option("target")).error());
+  Stepper st(*g, hardwareFor(*g, *args), args->has("verify-each"), std::strtoull(args->option("seed", "1").c_str(), nullptr, 10));
+  std::cout << "before: " << st.cost().str() << "\n";
+  if (args->has("list")) return listCandidates(st);
+  int code = kExitOk;
+  if (args->hasOption("replay")) {
+    auto text = readFile(args->option("replay"));
+    if (!text) return reportBadInput(text.error());
+    if (auto r = replayTrace(st, *text, args->option("replay")); !r) {
+      std::cerr << r.error().str() << "\n";
+      code = kExitFinding;
+    }
+  }
+  if (args->hasOption("rule")) {
+    auto rec = st.apply(args->option("rule"), std::strtoull(args->option("site", "0").c_str(), nullptr, 10));
+    if (!rec) {
+      std::cerr << rec.error().str() << "\n";
+      return kExitFinding;
+    }
+  }
+  if (args->has("greedy")) {
+    GreedyResult r = runGreedy(st);
+    std::cout << "greedy: " << r.steps << " step(s), " << stopReasonName(r.stop) << "\n";
+    if (r.stop == StopReason::StepFailed) {
+      std::cerr << r.failure << "\n";
+      code = kExitFinding;
+    }
+  }
+  if (args->has("print-after-each") || !args->has("quiet"))
+    for (size_t i = 0; i < st.position(); ++i) printStep(st.history()[i], i + 1, false, st.graph());
+  std::cout << "after: " << st.cost().str() << "\n";
+  if (args->has("print-after-each") || args->hasOption("o")) {
+    if (auto w = writeOutput(args->option("o", "-"), printGraph(st.graph())); !w) return reportBadInput(w.error());
+  }
+  if (args->hasOption("trace"))
+    if (auto w = writeOutput(args->option("trace"), traceToJson(st.history(), st.position())); !w) return reportBadInput(w.error());
+  return code;
+}
+
+}  // namespace gir::cli

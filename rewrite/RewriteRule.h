@@ -1,0 +1,42 @@
+// A rewrite rule: `match` finds sites that carry every fact `apply` needs; `apply` rewrites one
+// site through a GraphEditor; `explain` says why in one sentence (style.md, paper section 5.1).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/gir/Graph.h"
+#include "rewrite/GraphEditor.h"
+
+namespace gir {
+
+// A place where a rule applies, with what `match` computed about it.
+struct Site {
+  std::string rule;
+  std::vector<NodeId> nodes;      // the gOperators involved, in the rule's own order
+  std::vector<SliceId> slices;    // slices the rule rewires
+  BufferId buffer;                // the buffer involved, when one is
+  Scope scope = Scope::Device;    // sync-insertion: the scope found
+  std::string level;              // sync-insertion: the level to promote to ("" = stay)
+  int variant = 0;                // rule-specific sub-case
+  uint64_t graphVersion = 0;      // the graph's editVersion when matched; apply rejects stale sites
+  std::string key() const;        // stable text identifying the site ("n3,n5|s4"), for traces
+};
+
+class RewriteRule {
+ public:
+  virtual ~RewriteRule() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::vector<Site> match(const Graph& g) const = 0;  // pure; deterministic order
+  virtual Status apply(GraphEditor& editor, const Site& site) const = 0;
+  virtual std::string explain(const Graph& g, const Site& site) const = 0;
+};
+
+// Every rule, in the greedy optimizer's order; no static registration (style.md).
+std::vector<std::unique_ptr<RewriteRule>> allRules();
+const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rules, std::string_view name);
+
+}  // namespace gir

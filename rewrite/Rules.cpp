@@ -1,0 +1,34 @@
+// The rule list, in the greedy optimizer's order (paper Algorithm 1: sync insertion, swap, merge).
+#include "rewrite/MergeRules.h"
+#include "rewrite/RewriteRule.h"
+#include "rewrite/Swap.h"
+#include "rewrite/SyncInsertion.h"
+
+namespace gir {
+
+std::vector<std::unique_ptr<RewriteRule>> allRules() {
+  std::vector<std::unique_ptr<RewriteRule>> rules;
+  rules.push_back(std::make_unique<SyncInsertion>());
+  rules.push_back(std::make_unique<Swap>());
+  rules.push_back(std::make_unique<MergeRaw>());
+  rules.push_back(std::make_unique<MergeRar>());
+  rules.push_back(std::make_unique<DeadStore>());
+  return rules;
+}
+
+const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rules, std::string_view name) {
+  for (const auto& r : rules)
+    if (r->name() == name) return r.get();
+  return nullptr;
+}
+
+std::string Site::key() const {
+  std::string k;
+  for (NodeId n : nodes) k += (k.empty() ? "n" : ",n") + std::to_string(n.value);
+  k += "|";
+  for (SliceId s : slices) k += "s" + std::to_string(s.value) + ",";
+  if (buffer.valid()) k += "b" + std::to_string(buffer.value);
+  return k;
+}
+
+}  // namespace gir

@@ -1,0 +1,78 @@
+// Element-level analyses shared by sync insertion and the merge rules.
+#include "rewrite/SliceAnalysis.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/gir/Interpreter.h"
+
+namespace gir {
+
+std::vector<int64_t> writerUnits(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written) {
+  std::vector<int64_t> writer(static_cast<size_t>(g.buffer(buffer).numel()), -1);
+  std::vector<int64_t> elems;
+  for (SliceId s : written) {
+    for (NodeId w : ud.writers[s.value]) {
+      UnitDomain d = g.domainOf(g.node(w));
+      for (int64_t u = d.begin; u < d.end; ++u) {
+        sliceElements(g.slice(s), u, elems);
+        for (int64_t e : elems)
+          if (e >= 0 && e < static_cast<int64_t>(writer.size())) writer[e] = u;
+      }
+    }
+  }
+  return writer;
+}
+
+int64_t instanceOf(const Graph& g, Scope scope, int64_t unit) {
+  switch (scope) {
+    case Scope::Lane: case Scope::Unit: return unit;
+    case Scope::Block: return g.blockOf(unit);
+    case Scope::Device: return 0;
+  }
+  return 0;
+}
+
+bool staysWithinScope(const Graph& g, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) {
+  std::vector<int64_t> owner(static_cast<size_t>(g.buffer(buffer).numel()), -1);
+  std::unordered_map<int64_t, int64_t> perInstance;
+  std::vector<int64_t> elems;
+  for (const Node& n : g.nodes()) {
+    if (n.erased || n.isSync()) continue;
+    UnitDomain d = g.domainOf(n);
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (SliceId s : *list) {
+        if (g.slice(s).buffer != buffer) continue;
+        for (int64_t u = d.begin; u < d.end; ++u) {
+          int64_t inst = instanceOf(g, scope, u);
+          sliceElements(g.slice(s), u, elems);
+          for (int64_t e : elems) {
+            if (owner[e] < 0) { owner[e] = inst; ++perInstance[inst]; }
+            else if (owner[e] != inst) return false;
+          }
+        }
+      }
+  }
+  maxElementsPerInstance = 0;
+  for (auto [inst, count] : perInstance) maxElementsPerInstance = std::max(maxElementsPerInstance, count);
+  return true;
+}
+
+int64_t levelUsagePerInstance(const Graph& g, const std::string& level, BufferId skip) {
+  const LevelDecl* l = g.level(level);
+  if (!l) return 0;
+  int64_t total = 0;
+  for (uint32_t b = 0; b < g.buffers().size(); ++b) {
+    if (g.buffers()[b].erased || g.buffers()[b].level != level || BufferId(b) == skip) continue;
+    int64_t maxElems = 0;
+    if (staysWithinScope(g, BufferId(b), l->scope, maxElems)) total += maxElems * 4;
+    else total += g.buffers()[b].numel() * 4;
+  }
+  return total;
+}
+
+bool domainWithin(const UnitDomain& inner, const UnitDomain& outer) {
+  return inner.begin >= outer.begin && inner.end <= outer.end;
+}
+
+}  // namespace gir

@@ -1,0 +1,26 @@
+// Element-level facts the rules need: which unit wrote each element, whether a buffer's elements
+// stay within one instance of a scope, how much of a level one instance uses.
+#pragma once
+
+#include <vector>
+
+#include "core/gir/Graph.h"
+
+namespace gir {
+
+// Writer unit per element of `buffer` over the given written slices (-1 = not written by them).
+std::vector<int64_t> writerUnits(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written);
+
+// Scope instance of a unit: the unit itself for unit scope, its block for block scope, 0 for device.
+int64_t instanceOf(const Graph& g, Scope scope, int64_t unit);
+
+// True when every element of `buffer` is touched (by any non-sync node) by units of one instance of `scope`.
+// Fills `maxElementsPerInstance` with the largest number of elements one instance touches.
+bool staysWithinScope(const Graph& g, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
+
+// Bytes one instance of level `level` already holds (upper bound: per-buffer maxima summed), except `skip`.
+int64_t levelUsagePerInstance(const Graph& g, const std::string& level, BufferId skip);
+
+bool domainWithin(const UnitDomain& inner, const UnitDomain& outer);
+
+}  // namespace gir

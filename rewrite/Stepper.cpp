@@ -1,0 +1,154 @@
+// The step API and its checked mode (MLIR's expensive pattern checks: verify after every rule,
+// and catch a rule that said it applied but changed nothing).
+#include "rewrite/Stepper.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/gir/Printer.h"
+#include "core/gir/Validity.h"
+
+namespace gir {
+
+Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t seed)
+    : graph_(std::move(g)), hw_(std::move(hw)), checked_(checked), rules_(allRules()) {
+  if (!checked_) return;
+  inputs_ = randomInputs(graph_, seed);
+  auto out = interpret(graph_, inputs_);
+  if (out) reference_ = std::move(*out);
+}
+
+Status Stepper::verifyNow(const std::string& context) const {
+  ValidityReport r = checkValidity(graph_, inputs_);
+  if (!r.valid()) return makeError(context + " left an invalid graph:\n" + r.str());
+  double err = maxRelativeError(r.outputs, reference_, 1e-3);
+  if (err > 1e-4)
+    return makeError(context + " changed the outputs: largest relative difference " + std::to_string(err) + " on random inputs");
+  return success();
+}
+
+std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
+  std::vector<Candidate> out;
+  GraphCost now = cost();
+  for (const auto& rule : rules_) {
+    auto sites = rule->match(graph_);
+    for (size_t i = 0; i < sites.size(); ++i) {
+      Candidate c{rule.get(), sites[i], i, rule->explain(graph_, sites[i]), 0, 0};
+      if (withPrediction) {
+        Graph trial = graph_;
+        GraphEditor ed(trial);
+        if (rule->apply(ed, sites[i])) {
+          GraphCost after = computeCost(trial, hw_ ? &*hw_ : nullptr);
+          c.predictedDeltaUs = after.modelledUs - now.modelledUs;
+          c.predictedDeltaDramBytes = after.dramBytes - now.dramBytes;
+        }
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+Expected<StepRecord> Stepper::apply(const std::string& ruleName, size_t index) {
+  const RewriteRule* rule = findRule(rules_, ruleName);
+  if (!rule) return makeError("unknown rule '" + ruleName + "' (rules: sync-insertion, swap, merge-raw, merge-rar, dead-store)");
+  auto sites = rule->match(graph_);
+  if (index >= sites.size())
+    return makeError("rule '" + ruleName + "' has " + std::to_string(sites.size()) + " site(s); there is no site " + std::to_string(index));
+  return applySite(*rule, sites[index], index);
+}
+
+namespace {
+void classifyNodeEdits(StepRecord& rec) {
+  for (const Edit& e : rec.edits) {
+    if (e.entity != Edit::Entity::Node) continue;
+    bool wasLive = !std::get<Node>(e.before).erased, isLive = !std::get<Node>(e.after).erased;
+    NodeId id(e.id);
+    auto& list = wasLive && isLive ? rec.changedNodes : (isLive ? rec.addedNodes : rec.removedNodes);
+    if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
+  }
+}
+}  // namespace
+
+Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& site, size_t index) {
+  if (site.graphVersion != graph_.editVersion)
+    return makeError("stale site " + site.key() + " for rule '" + std::string(rule.name()) + "': the graph changed since it was matched");
+  StepRecord rec;
+  rec.rule = std::string(rule.name());
+  rec.siteIndex = index;
+  rec.siteKey = site.key();
+  rec.explanation = rule.explain(graph_, site);
+  rec.costBefore = cost();
+  std::string before = checked_ ? printGraph(graph_) : std::string();
+  GraphEditor ed(graph_);
+  Status st = rule.apply(ed, site);
+  rec.edits = ed.takeEdits();
+  std::string context = "rule '" + rec.rule + "' at site " + std::to_string(index) + " (" + rec.siteKey + ")";
+  if (st && checked_ && printGraph(graph_) == before) st = makeError(context + " reported success but changed nothing");
+  if (st && checked_) st = verifyNow(context);
+  if (!st) {
+    undoEdits(graph_, rec.edits);
+    return st.takeError();
+  }
+  rec.verified = checked_;
+  rec.costAfter = cost();
+  classifyNodeEdits(rec);
+  history_.resize(position_);
+  history_.push_back(rec);
+  ++position_;
+  return rec;
+}
+
+bool Stepper::undo() {
+  if (position_ == 0) return false;
+  undoEdits(graph_, history_[--position_].edits);
+  return true;
+}
+
+bool Stepper::redo() {
+  if (position_ == history_.size()) return false;
+  redoEdits(graph_, history_[position_++].edits);
+  return true;
+}
+
+std::string traceToJson(const std::vector<StepRecord>& steps, size_t count) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (size_t i = 0; i < count && i < steps.size(); ++i) {
+    const StepRecord& s = steps[i];
+    arr.push_back({{"rule", s.rule}, {"site", s.siteIndex}, {"key", s.siteKey}, {"explanation", s.explanation},
+                   {"dram_bytes_before", s.costBefore.dramBytes}, {"dram_bytes_after", s.costAfter.dramBytes},
+                   {"modelled_us_before", s.costBefore.modelledUs}, {"modelled_us_after", s.costAfter.modelledUs},
+                   {"kernels_after", s.costAfter.kernels}});
+  }
+  return nlohmann::json{{"gir_trace", 1}, {"steps", arr}}.dump(1) + "\n";
+}
+
+Status replayTrace(Stepper& stepper, const std::string& text, const std::string& file) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return makeError(std::string("not valid JSON: ") + e.what(), SourceLocation{file, 0, 0, ""});
+  }
+  if (!root.is_object() || !root.contains("steps") || !root["steps"].is_array())
+    return makeError("expected {\"gir_trace\": 1, \"steps\": [...]}", SourceLocation{file, 0, 0, ""});
+  const auto& steps = root["steps"];
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const auto& s = steps[i];
+    std::string where = "steps[" + std::to_string(i) + "]";
+    if (!s.is_object() || !s.contains("rule") || !s["rule"].is_string() || !s.contains("site") || !s["site"].is_number_unsigned())
+      return makeError("expected {\"rule\": NAME, \"site\": N}", SourceLocation{file, 0, 0, where});
+    const RewriteRule* rule = findRule(stepper.rules(), s["rule"].get<std::string>());
+    if (!rule) return makeError("unknown rule '" + s["rule"].get<std::string>() + "'", SourceLocation{file, 0, 0, where});
+    auto sites = stepper.sitesOf(*rule);
+    size_t idx = s["site"].get<size_t>();
+    if (idx >= sites.size()) return makeError("the rule has no site " + std::to_string(idx) + " here", SourceLocation{file, 0, 0, where});
+    if (s.contains("key") && s["key"].is_string() && s["key"].get<std::string>() != sites[idx].key())
+      return makeError("site " + std::to_string(idx) + " is " + sites[idx].key() + " here but the trace recorded " + s["key"].get<std::string>(),
+                       SourceLocation{file, 0, 0, where});
+    auto rec = stepper.applySite(*rule, sites[idx], idx);
+    if (!rec) return makeError(rec.error().message, SourceLocation{file, 0, 0, where});
+  }
+  return success();
+}
+
+}  // namespace gir

@@ -1,0 +1,75 @@
+// The step API: list applicable rewrites with their predicted cost change, apply one, undo, redo,
+// replay a saved trace. In checked mode every step is verified (verifier, memory-model checker,
+// interpreter outputs equal to before) and a step that breaks validity fails naming rule and site.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/gir/Graph.h"
+#include "core/gir/Interpreter.h"
+#include "core/hw/HardwareDesc.h"
+#include "rewrite/Cost.h"
+#include "rewrite/RewriteRule.h"
+
+namespace gir {
+
+struct StepRecord {
+  std::string rule;
+  size_t siteIndex = 0;   // index among the rule's sites when it was applied
+  std::string siteKey;
+  std::string explanation;
+  std::vector<Edit> edits;
+  std::vector<NodeId> removedNodes, addedNodes, changedNodes;
+  GraphCost costBefore, costAfter;
+  bool verified = false;  // checked mode ran and passed
+};
+
+struct Candidate {
+  const RewriteRule* rule;
+  Site site;
+  size_t siteIndex;
+  std::string explanation;
+  double predictedDeltaUs;  // modelled time after minus before (negative is better)
+  int64_t predictedDeltaDramBytes;
+};
+
+class Stepper {
+ public:
+  // `hw` may be null (cost then counts bytes, syncs and kernels only). checked: verify every step.
+  Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t seed = 1);
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<std::unique_ptr<RewriteRule>>& rules() const { return rules_; }
+  GraphCost cost() const { return computeCost(graph_, hw_ ? &*hw_ : nullptr); }
+
+  std::vector<Candidate> candidates(bool withPrediction = true) const;
+  std::vector<Site> sitesOf(const RewriteRule& rule) const { return rule.match(graph_); }
+  // Applies site `index` of rule `name`; fails (graph unchanged) when stale, unknown, or it breaks validity.
+  Expected<StepRecord> apply(const std::string& ruleName, size_t index);
+  Expected<StepRecord> applySite(const RewriteRule& rule, const Site& site, size_t index);
+  bool undo();
+  bool redo();
+  const std::vector<StepRecord>& history() const { return history_; }
+  size_t position() const { return position_; }  // steps currently applied
+
+  // Re-checks the current graph against the reference outputs of the original graph.
+  Status verifyNow(const std::string& context) const;
+
+ private:
+  Graph graph_;
+  std::optional<HardwareDesc> hw_;
+  bool checked_;
+  std::vector<std::unique_ptr<RewriteRule>> rules_;
+  TensorMap inputs_, reference_;
+  std::vector<StepRecord> history_;
+  size_t position_ = 0;
+};
+
+// Trace files: the applied steps as JSON ({"steps": [{"rule", "site", "key", ...}]}).
+std::string traceToJson(const std::vector<StepRecord>& steps, size_t count);
+Status replayTrace(Stepper& stepper, const std::string& traceJson, const std::string& fileName);
+
+}  // namespace gir

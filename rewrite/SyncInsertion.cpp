@@ -1,0 +1,158 @@
+// sync-insertion: match is the analysis (who writes what each unit reads), apply only inserts.
+#include "rewrite/SyncInsertion.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/gir/Interpreter.h"
+#include "rewrite/SliceAnalysis.h"
+
+namespace gir {
+
+namespace {
+
+std::vector<SliceId> slicesOn(const Graph& g, const std::vector<SliceId>& v, BufferId b) {
+  std::vector<SliceId> out;
+  for (SliceId s : v)
+    if (g.slice(s).buffer == b) out.push_back(s);
+  return out;
+}
+
+// Lane scope: one slice written and the same pattern read back by the same units.
+bool isLaneExchange(const Graph& g, const UseDef& ud, const std::vector<SliceId>& in, const std::vector<SliceId>& out) {
+  if (in.size() != 1 || out.size() != 1 || !g.slice(in[0]).samePattern(g.slice(out[0]))) return false;
+  for (NodeId r : ud.readers[out[0].value]) {
+    if (g.node(r).isSync()) return false;
+    bool covered = false;
+    for (NodeId w : ud.writers[in[0].value]) covered |= domainWithin(g.domainOf(g.node(r)), g.domainOf(g.node(w)));
+    if (!covered) return false;
+  }
+  return true;
+}
+
+const LevelDecl* firstLevelWithScope(const Graph& g, Scope s) {
+  for (const auto& l : g.levels)
+    if (l.scope == s) return &l;
+  return nullptr;
+}
+
+// The level to promote `b` to for an exchange of scope `s`, or "" to stay where it is.
+std::string promotionLevel(const Graph& g, BufferId b, Scope s) {
+  const Buffer& buf = g.buffer(b);
+  if (buf.role != BufferRole::Temp || s == Scope::Device) return "";
+  const LevelDecl* target = firstLevelWithScope(g, s == Scope::Lane ? Scope::Unit : s);
+  const LevelDecl* current = g.level(buf.level);
+  if (!target || !current || target->name == current->name || !scopeCovers(current->scope, target->scope)) return "";
+  int64_t maxElems = 0;
+  if (!staysWithinScope(g, b, target->scope, maxElems)) return "";
+  if (target->capacityBytes > 0 && maxElems * 4 + levelUsagePerInstance(g, target->name, b) > target->capacityBytes) return "";
+  return target->name;
+}
+
+}  // namespace
+
+std::optional<Scope> SyncInsertion::neededScope(const Graph& g, const UseDef& ud, NodeId sync, BufferId b) {
+  const Node& s = g.node(sync);
+  auto in = slicesOn(g, s.inputs, b), out = slicesOn(g, s.outputs, b);
+  if (isLaneExchange(g, ud, in, out)) return Scope::Lane;
+  std::vector<int64_t> writer = writerUnits(g, ud, b, in);
+  Scope needed = Scope::Unit;
+  std::vector<int64_t> elems;
+  for (SliceId o : out)
+    for (NodeId r : ud.readers[o.value]) {
+      if (g.node(r).isSync()) return Scope::Device;  // a chain of syncs: leave it to the later one
+      UnitDomain d = g.domainOf(g.node(r));
+      for (int64_t v = d.begin; v < d.end; ++v) {
+        sliceElements(g.slice(o), v, elems);
+        for (int64_t e : elems) {
+          int64_t w = writer[e];
+          if (w < 0) return std::nullopt;
+          if (w == v) continue;
+          if (g.blockOf(w) == g.blockOf(v)) needed = std::max(needed, Scope::Block);
+          else return Scope::Device;
+        }
+      }
+    }
+  return needed;
+}
+
+// The paper's rule is about two data movements around the sync: every writer before it and every
+// reader after it (of this buffer) must be a movement. (An elementwise op in the way is swap's job.)
+static bool movementsAround(const Graph& g, const UseDef& ud, const Node& sync, BufferId b) {
+  for (SliceId s : slicesOn(g, sync.inputs, b))
+    for (NodeId w : ud.writers[s.value])
+      if (!g.node(w).isMove()) return false;
+  for (SliceId s : slicesOn(g, sync.outputs, b))
+    for (NodeId r : ud.readers[s.value])
+      if (!g.node(r).isMove()) return false;
+  return true;
+}
+
+std::vector<Site> SyncInsertion::match(const Graph& g) const {
+  std::vector<Site> sites;
+  UseDef ud = computeUseDef(g);
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.erased || !n.isSync()) continue;
+    std::set<BufferId> buffers;
+    for (SliceId s : n.inputs) buffers.insert(g.slice(s).buffer);
+    for (BufferId b : buffers) {
+      if (slicesOn(g, n.outputs, b).empty() || g.buffer(b).role == BufferRole::Input) continue;
+      if (!movementsAround(g, ud, n, b)) continue;
+      auto scope = neededScope(g, ud, NodeId(i), b);
+      if (!scope || *scope >= n.syncScope()) continue;
+      Site site{std::string(name()), {NodeId(i)}, {}, b, *scope, promotionLevel(g, b, *scope), 0, g.editVersion};
+      // Lane without promotion would leave per-unit data in a shared level with no sync: still exact.
+      sites.push_back(std::move(site));
+    }
+  }
+  return sites;
+}
+
+Status SyncInsertion::apply(GraphEditor& ed, const Site& site) const {
+  Graph& g = ed.graph();
+  NodeId syncId = site.nodes[0];
+  Node sync = g.node(syncId);
+  auto in = slicesOn(g, sync.inputs, site.buffer), out = slicesOn(g, sync.outputs, site.buffer);
+  if (!site.level.empty()) {
+    Buffer b = g.buffer(site.buffer);
+    b.level = site.level;
+    ed.replaceBuffer(site.buffer, std::move(b));
+  }
+  Node rest = sync;
+  auto drop = [&](std::vector<SliceId>& v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [&](SliceId s) { return g.slice(s).buffer == site.buffer; }), v.end());
+  };
+  drop(rest.inputs);
+  drop(rest.outputs);
+  if (rest.inputs.empty() || rest.outputs.empty()) ed.eraseNode(syncId);
+  else ed.replaceNode(syncId, std::move(rest));
+  if (site.scope == Scope::Lane) {
+    ed.replaceReads(out[0], in[0]);
+    ed.eraseSlice(out[0]);
+    return success();
+  }
+  ed.addNode(Node{SyncPayload{site.scope}, in, out, sync.domain});
+  return success();
+}
+
+std::string SyncInsertion::explain(const Graph& g, const Site& site) const {
+  const Buffer& b = g.buffer(site.buffer);
+  std::string from = std::string(scopeName(g.node(site.nodes[0]).syncScope()));
+  std::string promo = site.level.empty() ? "" : ", so '%" + b.name + "' moves from " + b.level + " to " + site.level;
+  switch (site.scope) {
+    case Scope::Lane:
+      return "Every unit reads back exactly the elements of '%" + b.name + "' it wrote, in the same order (lane scope)" + promo +
+             " and the " + from + " sync goes away.";
+    case Scope::Unit:
+      return "Every unit reads only elements of '%" + b.name + "' that it wrote itself (unit scope)" + promo + " and the " + from +
+             " sync becomes a unit sync.";
+    case Scope::Block:
+      return "Every unit reads only elements of '%" + b.name + "' written by units of its own block (block scope)" + promo +
+             " and the " + from + " sync becomes a block sync.";
+    case Scope::Device: break;
+  }
+  return "Units read elements of '%" + b.name + "' written in other blocks: the sync must stay device-wide.";
+}
+
+}  // namespace gir

@@ -1,0 +1,22 @@
+// sync-insertion (paper 5.1, figure 5): for the data that a sync hands from writers to readers,
+// find the smallest scope covering every (writer unit, reader unit) pair, promote the buffer to
+// the fastest level that scope shares, and replace the sync with one of that scope (none for lane).
+#pragma once
+
+#include "rewrite/RewriteRule.h"
+
+namespace gir {
+
+class SyncInsertion : public RewriteRule {
+ public:
+  std::string_view name() const override { return "sync-insertion"; }
+  std::vector<Site> match(const Graph& g) const override;
+  Status apply(GraphEditor& editor, const Site& site) const override;
+  std::string explain(const Graph& g, const Site& site) const override;
+
+  // The exchange analysis (the TVM-style planner half): scope needed for buffer `b` across sync `s`.
+  // nullopt when some element read after the sync was not written before it.
+  static std::optional<Scope> neededScope(const Graph& g, const UseDef& ud, NodeId sync, BufferId b);
+};
+
+}  // namespace gir
