@@ -46,8 +46,6 @@ TensorId GraphBuilder::scalar(double v, DType dtype) { return constant(TensorDat
 // Only f32 flows at run time: a constant of another type feeding a run-time op becomes an f32
 // constant (e.g. a bool mask of Where); a run-time tensor of another type is refused.
 Status GraphBuilder::prepareRuntimeInputs(std::vector<TensorId>& inputs) {
-  bool allConstant = std::all_of(inputs.begin(), inputs.end(), [&](TensorId t) { return isConstant(t); });
-  if (allConstant) return success();
   for (TensorId& t : inputs) {
     const Tensor& x = g_.tensor(t);
     if (x.dtype == DType::F32) continue;
@@ -61,20 +59,17 @@ Status GraphBuilder::prepareRuntimeInputs(std::vector<TensorId>& inputs) {
 }
 
 Expected<std::vector<TensorId>> GraphBuilder::emit(OpAttrs attrs, std::vector<TensorId> inputs,
-                                                   const std::vector<std::pair<DType, Dims>>& outs) {
-  if (auto st = prepareRuntimeInputs(inputs); !st) return st.takeError();
+                                                   const std::vector<std::pair<DType, Dims>>& outs, bool fold) {
+  bool foldable = fold && std::all_of(inputs.begin(), inputs.end(), [&](TensorId t) { return isConstant(t); });
+  if (!foldable)
+    if (auto st = prepareRuntimeInputs(inputs); !st) return st.takeError();
   Op op;
   op.id = OpId{static_cast<int32_t>(g_.ops.size())};
   op.name = nextOpName();
   op.source = source_;
   op.inputs = inputs;
   op.attrs = std::move(attrs);
-  for (const auto& [dtype, dims] : outs) {
-    DType outType = std::any_of(inputs.begin(), inputs.end(), [&](TensorId t) { return !isConstant(t); })
-                        ? DType::F32 : dtype;
-    op.outputs.push_back(g_.addTensor(nextTensorName(), outType, dims));
-  }
-  bool foldable = std::all_of(inputs.begin(), inputs.end(), [&](TensorId t) { return isConstant(t); });
+  for (const auto& [dtype, dims] : outs) op.outputs.push_back(g_.addTensor(nextTensorName(), foldable ? dtype : DType::F32, dims));
   if (!foldable) {
     g_.ops.push_back(op);
     return op.outputs;
@@ -121,7 +116,7 @@ Expected<TensorId> GraphBuilder::elementwise(ElementwiseOp fn, std::vector<Opera
       attrs.args.push_back(ElementwiseArg{-1, a.scalar});
       continue;
     }
-    auto b = broadcastTo(*a.tensor, outDims);
+    auto b = broadcastTo(*a.tensor, outDims, allConstant);
     if (!b) return b.takeError();
     attrs.args.push_back(ElementwiseArg{static_cast<int>(inputs.size()), 0});
     inputs.push_back(*b);
@@ -134,7 +129,7 @@ Expected<TensorId> GraphBuilder::elementwise(ElementwiseOp fn, std::vector<Opera
   return single(emit(std::move(attrs), inputs, {{dtype.value_or(DType::F32), outDims}}));
 }
 
-Expected<TensorId> GraphBuilder::broadcastTo(TensorId x, const Dims& dims) {
+Expected<TensorId> GraphBuilder::broadcastTo(TensorId x, const Dims& dims, bool fold) {
   const Dims& in = tensor(x).dims;
   if (in == dims) return x;
   if (in.size() > dims.size()) return makeError("cannot broadcast " + dimsToString(in) + " to " + dimsToString(dims));
@@ -146,7 +141,7 @@ Expected<TensorId> GraphBuilder::broadcastTo(TensorId x, const Dims& dims) {
     if (i < lead || d != dims[i]) attrs.axes.push_back(static_cast<int>(i));
   }
   if (attrs.axes.empty()) return reshape(x, dims, "Broadcast");  // only leading 1s were added
-  return single(emit(std::move(attrs), {x}, {{tensor(x).dtype, dims}}));
+  return single(emit(std::move(attrs), {x}, {{tensor(x).dtype, dims}}, fold));
 }
 
 Expected<TensorId> GraphBuilder::reduce(ReduceOp fn, TensorId x, std::vector<int> axes, bool keepDims) {

@@ -38,7 +38,9 @@ class GraphBuilder {
   Expected<TensorId> elementwise(ElementwiseOp fn, std::vector<Operand> args);
   Expected<TensorId> unary(ElementwiseOp fn, Operand x) { return elementwise(fn, {x}); }
   Expected<TensorId> binary(ElementwiseOp fn, Operand a, Operand b) { return elementwise(fn, {a, b}); }
-  Expected<TensorId> broadcastTo(TensorId x, const Dims& dims);
+  // fold=false keeps the broadcast of a constant as an op, so a small constant (a bias) feeding a
+  // run-time op is not materialized at the full shape.
+  Expected<TensorId> broadcastTo(TensorId x, const Dims& dims, bool fold = true);
   Expected<TensorId> reduce(ReduceOp fn, TensorId x, std::vector<int> axes, bool keepDims);
   Expected<TensorId> transpose(TensorId x, std::vector<int> perm);
   Expected<TensorId> reshape(TensorId x, Dims dims, std::string from = "Reshape");
@@ -54,7 +56,7 @@ class GraphBuilder {
 
  private:
   Expected<std::vector<TensorId>> emit(OpAttrs attrs, std::vector<TensorId> inputs,
-                                       const std::vector<std::pair<DType, Dims>>& outs);
+                                       const std::vector<std::pair<DType, Dims>>& outs, bool fold = true);
   Status prepareRuntimeInputs(std::vector<TensorId>& inputs);
   std::string nextOpName();
   std::string nextTensorName();

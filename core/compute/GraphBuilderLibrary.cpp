@@ -37,7 +37,7 @@ Expected<TensorId> GraphBuilder::gemm(TensorId a, TensorId b, std::optional<Tens
   if (k != kb) return makeError("gemm inner dimensions differ: " + std::to_string(k) + " vs " + std::to_string(kb));
   std::vector<TensorId> inputs{a, b};
   if (c) {
-    auto cb = broadcastTo(*c, {m, n});
+    auto cb = broadcastTo(*c, {m, n}, isConstant(a) && isConstant(b));
     if (!cb) return cb.takeError();
     inputs.push_back(*cb);
   }
