@@ -20,5 +20,8 @@ int runImport(const CommandArgs& args);
 int runHardware(const CommandArgs& args);
 // The headless walkthrough on a bundled example — cli/WalkthroughCommand.cpp
 int runWalkthrough(const CommandArgs& args);
+// Ascend set/wait insertion and the oracle — cli/AscendCommands.cpp
+int runAscendSync(const CommandArgs& args);
+int runAscendSim(const CommandArgs& args);
 
 }  // namespace gir::cli

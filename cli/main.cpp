@@ -21,6 +21,8 @@ const Command kCommands[] = {
     {"import", "import MODEL.onnx [--target T] [--json|--dot] [--graph]  import ONNX, classify library ops, list memory-bound subgraphs", gir::cli::runImport},
     {"hardware", "hardware NAME|FILE              validate and print a hardware description", gir::cli::runHardware},
     {"walkthrough", "walkthrough [FILE]              the headless tour of a bundled example", gir::cli::runWalkthrough},
+    {"ascend-sync", "ascend-sync IN.asck [-o OUT] [--stage S] [--stats] [--json] [--target T]  insert set_flag/wait_flag", gir::cli::runAscendSync},
+    {"ascend-sim", "ascend-sim FILE.asck [--json] [--target T]  simulate an Ascend kernel and judge its sync (the oracle)", gir::cli::runAscendSim},
 };
 
 int usage(std::ostream& os) {

@@ -1,0 +1,43 @@
+// Stages 6-7 of the sync insertion (seed 004 section 2.4): merge virtual flags until at most N are live
+// at every point of every pipe pair, then give each a physical ID by greedy colouring, checking that
+// every wait of the previous user of an ID happens before the next set (else a reverse set/wait pair).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/ascend/AsckTrace.h"
+#include "codegen/ascend/SyncDeps.h"
+#include "codegen/ascend/SyncPlan.h"
+
+namespace gir::ascend {
+
+// Merges (cross-iteration flags of one loop first, then forward flags whose combined set still comes
+// before the combined wait); when no pair can merge, the flag is replaced by pipe_barrier ALL at its waits.
+std::vector<std::string> mergeUntilFits(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int n);
+
+// Highest number of flags of one pipe pair live at one point.
+int maxLive(const ProgramIndex& ix, const SyncPlan& plan);
+
+struct Assignment {
+  std::vector<int> color;                    // per vid; -1 for dead flags
+  std::vector<std::pair<int, int>> unordered;  // (wait pid, next set pid) sharing an ID without happens-before
+  std::vector<std::string> log;
+};
+
+// paths: branch decisions of the representative runs the happens-before check looks at.
+Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths);
+
+// For each unordered (wait, set): set_flag back right after the wait and wait_flag right before the set
+// (with preheader/exit when the set comes first in a loop); pipe_barrier ALL when that is impossible.
+std::vector<std::string> insertReversePairs(const ProgramIndex& ix, SyncPlan& plan,
+                                            const std::vector<std::pair<int, int>>& unordered, bool barriersOnly);
+
+// A replayable branch chooser over recorded decisions (then after they run out).
+struct ReplayChoice {
+  const std::vector<char>* decisions = nullptr;
+  size_t pos = 0;
+  bool operator()() { return decisions && pos < decisions->size() ? (*decisions)[pos++] != 0 : true; }
+};
+
+}  // namespace gir::ascend
