@@ -15,7 +15,7 @@ std::string Trace::iteration(const DynOp& op) const {
 std::string Trace::describe(int i) const {
   const DynOp& op = ops[i];
   std::string it = iteration(op);
-  std::string where = "line " + std::to_string(op.stmt ? op.stmt->line : 0) + (it.empty() ? "" : ", " + it);
+  std::string where = "line " + std::to_string(op.stmt ? op.stmt->line : 0) + (it.empty() ? ", outside loops" : ", " + it);
   if (op.kind == DynKind::Instr) {
     const Stmt& s = *op.stmt;
     std::string what = s.instr.label.empty() ? std::string(pipeName(s.instr.pipe)) + " " + s.instr.op : s.instr.label;
