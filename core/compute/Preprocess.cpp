@@ -2,6 +2,7 @@
 #include "core/compute/Preprocess.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <set>
 
@@ -70,6 +71,16 @@ static std::vector<int> computeLevels(const Graph& g, const std::vector<bool>& c
     for (TensorId t : op.inputs)
       if (auto p = producers[index(t)])
         level[index(op.id)] = std::max(level[index(op.id)], level[index(*p)] + (computeBound[index(*p)] ? 1 : 0));
+  // Then push memory-bound ops as late as their consumers allow (a bias broadcast joins the op
+  // that uses it). Levels stay monotone along every edge, which is all the argument above needs.
+  auto consumers = g.consumers();
+  for (int i = static_cast<int>(g.ops.size()) - 1; i >= 0; --i) {
+    if (computeBound[i]) continue;
+    int latest = INT32_MAX;
+    for (TensorId t : g.ops[i].outputs)
+      for (OpId c : consumers[index(t)]) latest = std::min(latest, level[index(c)]);
+    if (latest != INT32_MAX && latest > level[i]) level[i] = latest;
+  }
   return level;
 }
 
