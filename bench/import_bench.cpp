@@ -1,0 +1,68 @@
+// Benchmark (not a test): ONNX import + preprocessing time for the largest bundled scenario
+// (by file size), median of repeated runs, on the cpu-host target description.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "core/compute/Preprocess.h"
+#include "core/onnx/OnnxImporter.h"
+
+using namespace gir;
+using namespace gir::compute;
+namespace fs = std::filesystem;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+fs::path largestScenario() {
+  fs::path best;
+  for (const auto& e : fs::directory_iterator(fs::path(GIR_SOURCE_DIR) / "scenarios"))
+    if (e.path().extension() == ".onnx" && (best.empty() || fs::file_size(e.path()) > fs::file_size(best))) best = e.path();
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 21;
+  fs::path model = largestScenario();
+  auto hw = loadHardwareByName("cpu-host");
+  if (model.empty() || !hw) {
+    std::fprintf(stderr, "bench_import: no scenario or no cpu-host hardware description\n");
+    return 2;
+  }
+  std::vector<double> importMs, preprocessMs, totalMs;
+  size_t ops = 0, subgraphs = 0;
+  for (int i = 0; i < repeats; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto g = importOnnxFile(model.string());
+    if (!g) {
+      std::fprintf(stderr, "%s\n", g.error().str().c_str());
+      return 2;
+    }
+    double imported = msSince(start);
+    auto mid = std::chrono::steady_clock::now();
+    auto r = preprocess(*g, *hw);
+    if (!r) return 2;
+    preprocessMs.push_back(msSince(mid));
+    importMs.push_back(imported);
+    totalMs.push_back(msSince(start));
+    ops = g->ops.size();
+    subgraphs = r->subgraphs.size();
+  }
+  std::printf("scenario                    bytes    ops  subgraphs  import ms  preprocess ms  total ms (median of %d)\n", repeats);
+  std::printf("%-24s %9ju %6zu %10zu %10.3f %14.3f %9.3f\n", model.filename().string().c_str(),
+              static_cast<uintmax_t>(fs::file_size(model)), ops, subgraphs, median(importMs), median(preprocessMs),
+              median(totalMs));
+  return 0;
+}
