@@ -2,6 +2,7 @@
 // grouped per buffer and tile, with iteration vectors truncated to the common loops.
 #include "codegen/ascend/SyncDeps.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <unordered_map>
@@ -78,24 +79,29 @@ int64_t prefixCode(const Instance& i, const std::vector<int64_t>& trips, size_t 
 
 struct PairResult {
   bool same = false, carried = false;
+  int64_t minDistance = 0;  // smallest iteration distance (over the common loops, flattened) of a carried conflict
   std::string kind;
 };
+
+// Largest code in the sorted list below `code`; -1 when none.
+int64_t below(const std::vector<int64_t>& sorted, int64_t code) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), code);
+  return it == sorted.begin() ? -1 : *(it - 1);
+}
 
 void conflictsOnBuffer(const std::vector<Instance>& A, const std::vector<Instance>& B, bool wildcard,
                        const std::vector<int64_t>& trips, size_t d, PairResult& r) {
   std::unordered_map<int64_t, int> sameMode;  // (prefix, tile) -> 1 read | 2 write
-  std::unordered_map<int, int64_t> minW, minAny;
+  std::unordered_map<int, std::vector<int64_t>> codesW, codesAny;
   for (const auto& a : A) {
     int tile = wildcard ? -1 : a.tile;
     int64_t pc = prefixCode(a, trips, d);
     sameMode[pc * 1000003 + tile] |= a.write ? 2 : 1;
-    auto upd = [&](std::unordered_map<int, int64_t>& m) {
-      auto it = m.find(tile);
-      if (it == m.end() || pc < it->second) m[tile] = pc;
-    };
-    upd(minAny);
-    if (a.write) upd(minW);
+    codesAny[tile].push_back(pc);
+    if (a.write) codesW[tile].push_back(pc);
   }
+  for (auto* m : {&codesW, &codesAny})
+    for (auto& [t, v] : *m) std::sort(v.begin(), v.end());
   for (const auto& b : B) {
     int tile = wildcard ? -1 : b.tile;
     int64_t pc = prefixCode(b, trips, d);
@@ -104,12 +110,14 @@ void conflictsOnBuffer(const std::vector<Instance>& A, const std::vector<Instanc
       r.same = true;
       if (r.kind.empty()) r.kind = b.write ? ((it->second & 2) ? "WAW" : "WAR") : "RAW";
     }
-    auto& m = b.write ? minAny : minW;
+    auto& m = b.write ? codesAny : codesW;
     auto jt = m.find(tile);
-    if (d > 0 && jt != m.end() && jt->second < pc && !r.carried) {
-      r.carried = true;
-      if (r.kind.empty()) r.kind = b.write ? (minW.count(tile) ? "WAW" : "WAR") : "RAW";
-    }
+    if (d == 0 || jt == m.end()) continue;
+    int64_t prev = below(jt->second, pc);
+    if (prev < 0) continue;
+    if (!r.carried || pc - prev < r.minDistance) r.minDistance = pc - prev;
+    if (!r.carried && r.kind.empty()) r.kind = b.write ? (codesW.count(tile) ? "WAW" : "WAR") : "RAW";
+    r.carried = true;
   }
 }
 
@@ -142,7 +150,7 @@ std::vector<Dep> analyzeDeps(const ProgramIndex& ix) {
       if (i == j || x.pipe == y.pipe) continue;
       Divergence dv = diverge(ix, uids[i], uids[j]);
       PairResult r = conflicts(ix, acc[i], acc[j]);
-      Dep dep{uids[i], uids[j], x.pipe, y.pipe, r.kind, DepShape::Forward, false, r.carried};
+      Dep dep{uids[i], uids[j], x.pipe, y.pipe, r.kind, DepShape::Forward, false, r.carried, r.minDistance};
       if (dv.firstBefore) {
         dep.sameIteration = r.same;
         if (!r.same && !r.carried) continue;
@@ -163,7 +171,7 @@ std::string dumpDeps(const ProgramIndex& ix, const std::vector<Dep>& deps) {
     const Dep& d = deps[k];
     os << "dep " << k << ": " << d.kind << " " << pipeName(d.srcPipe) << " -> " << pipeName(d.dstPipe) << " "
        << describeInstr(*ix.info(d.src).stmt) << " -> " << describeInstr(*ix.info(d.dst).stmt) << " "
-       << depShapeName(d.shape) << (d.sameIteration ? " same-iteration" : "") << (d.carried ? " carried" : "") << "\n";
+       << depShapeName(d.shape) << (d.sameIteration ? " same-iteration" : "") << (d.carried ? " carried (distance " + std::to_string(d.minDistance) + ")" : "") << "\n";
   }
   return os.str();
 }

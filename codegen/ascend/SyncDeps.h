@@ -2,6 +2,7 @@
 // pipes conflict (RAW/WAR/WAW), in the same iteration or across iterations of their common loops.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct Dep {
   DepShape shape = DepShape::Forward;
   bool sameIteration = false;  // conflicts within one iteration of the common loops
   bool carried = false;        // conflicts from an earlier iteration
+  int64_t minDistance = 0;     // carried: fewest iterations (of the flattened common loops) between them
 };
 
 std::vector<Dep> analyzeDeps(const ProgramIndex& ix);

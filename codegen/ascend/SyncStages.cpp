@@ -61,6 +61,12 @@ void insertVirtual(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPla
     f.deps.push_back(static_cast<int>(k));
     Point s = afterLifted(ix, d.src, dv.level);
     Point w = beforeLifted(ix, d.dst, dv.level);
+    // Only iterations two or more apart conflict (ping-pong by modulo indices): the wait may come right
+    // after dst, consuming the previous iteration's set, so dst runs one iteration ahead of src.
+    if (kind == VKind::Cross && d.minDistance >= 2) {
+      w = afterLifted(ix, d.dst, dv.level);
+      w.order = 20;
+    }
     plan.add(s, SyncKind::Set, f);
     plan.add(w, SyncKind::Wait, f);
     if (kind == VKind::Forward) continue;
