@@ -57,9 +57,12 @@ double roundToDType(DType t, double v) {
   return v;
 }
 
+// Saturates instead of overflowing: shapes come from untrusted files, and the callers compare
+// the result against size limits.
 int64_t numElements(const Dims& dims) {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
   return n;
 }
 

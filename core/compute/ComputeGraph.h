@@ -24,7 +24,10 @@ int64_t dtypeBytes(DType t);
 double roundToDType(DType t, double v);
 
 using Dims = std::vector<int64_t>;
-int64_t numElements(const Dims& dims);
+int64_t numElements(const Dims& dims);  // saturates at INT64_MAX
+// Largest tensor the graph accepts, and the largest the builder folds to a constant.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 31;
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
 Dims rowMajorStrides(const Dims& dims);
 std::string dimsToString(const Dims& dims);  // "[1,116,28,28]"
 

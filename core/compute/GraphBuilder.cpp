@@ -60,7 +60,15 @@ Status GraphBuilder::prepareRuntimeInputs(std::vector<TensorId>& inputs) {
 
 Expected<std::vector<TensorId>> GraphBuilder::emit(OpAttrs attrs, std::vector<TensorId> inputs,
                                                    const std::vector<std::pair<DType, Dims>>& outs, bool fold) {
-  bool foldable = fold && std::all_of(inputs.begin(), inputs.end(), [&](TensorId t) { return isConstant(t); });
+  int64_t largest = 0;
+  for (const auto& o : outs) {
+    largest = std::max(largest, numElements(o.second));
+    for (int64_t d : o.second)
+      if (d < 0) return makeError("the result would have a negative extent " + dimsToString(o.second));
+  }
+  if (largest > kMaxTensorElements) return makeError("the result would have more than 2^31 elements");
+  bool foldable = fold && largest <= kMaxFoldedElements &&
+                  std::all_of(inputs.begin(), inputs.end(), [&](TensorId t) { return isConstant(t); });
   if (!foldable)
     if (auto st = prepareRuntimeInputs(inputs); !st) return st.takeError();
   Op op;
@@ -206,7 +214,7 @@ Expected<std::vector<TensorId>> GraphBuilder::split(TensorId x, int axis, std::v
   int64_t total = 0;
   std::vector<std::pair<DType, Dims>> outs;
   for (int64_t s : sizes) {
-    if (s < 0) return makeError("split size " + std::to_string(s) + " is negative");
+    if (s < 0 || s > in[axis]) return makeError("split size " + std::to_string(s) + " is out of range");
     Dims d = in;
     d[axis] = s;
     outs.push_back({tensor(x).dtype, d});

@@ -59,9 +59,11 @@ static int64_t windowExtent(int64_t in, int64_t k, int64_t stride, int64_t dil, 
 static Status checkWindow(const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
                           const std::vector<int64_t>& dils) {
   if (strides.size() != 2 || pads.size() != 4 || dils.size() != 2) return makeError("only 2-D windows are supported");
-  for (int64_t s : strides) if (s <= 0) return makeError("window strides must be positive");
-  for (int64_t d : dils) if (d <= 0) return makeError("window dilations must be positive");
-  for (int64_t p : pads) if (p < 0) return makeError("window pads must not be negative");
+  // The upper bounds keep the extent arithmetic far from overflow on hostile files.
+  constexpr int64_t kLimit = int64_t{1} << 20;
+  for (int64_t s : strides) if (s <= 0 || s > kLimit) return makeError("window strides must be in [1, 2^20]");
+  for (int64_t d : dils) if (d <= 0 || d > kLimit) return makeError("window dilations must be in [1, 2^20]");
+  for (int64_t p : pads) if (p < 0 || p > kLimit) return makeError("window pads must be in [0, 2^20]");
   return success();
 }
 
@@ -101,7 +103,9 @@ Expected<TensorId> GraphBuilder::pool(TensorId x, PoolAttrs attrs, bool ceilMode
   const Dims& dx = tensor(x).dims;
   if (dx.size() != 4) return makeError("only 2-D pooling (rank-4 input) is supported");
   if (auto st = checkWindow(attrs.strides, attrs.pads, attrs.dilations); !st) return st.takeError();
-  if (attrs.kernel.size() != 2 || attrs.kernel[0] <= 0 || attrs.kernel[1] <= 0) return makeError("pool kernel must be 2-D and positive");
+  if (attrs.kernel.size() != 2 || attrs.kernel[0] <= 0 || attrs.kernel[1] <= 0 || attrs.kernel[0] > (1 << 20) ||
+      attrs.kernel[1] > (1 << 20))
+    return makeError("pool kernel must be 2-D with extents in [1, 2^20]");
   Dims out{dx[0], dx[1], 0, 0};
   for (int i = 0; i < 2; ++i)
     out[2 + i] = windowExtent(dx[2 + i], attrs.kernel[i], attrs.strides[i], attrs.dilations[i], attrs.pads[i], attrs.pads[i + 2], ceilMode);

@@ -208,7 +208,7 @@ Expected<TensorData> tensorFromProto(const onnx::TensorProto& t, const std::stri
     out.dims.push_back(d);
   }
   int64_t n = numElements(out.dims);
-  if (n > (int64_t{1} << 31)) return makeError(what + ": tensor is too large");
+  if (n > kMaxFoldedElements) return makeError(what + ": tensor is too large (more than 2^24 elements)");
   if (t.has_raw_data()) {
     int64_t size = rawElementSize(t.data_type());
     if (static_cast<int64_t>(t.raw_data().size()) != n * size)

@@ -99,6 +99,7 @@ Status Importer::addInputs() {
       if (!d.has_dim_value() || d.dim_value() < 0) return error(label + " has a dynamic or invalid dimension");
       dims.push_back(d.dim_value());
     }
+    if (numElements(dims) > kMaxTensorElements) return error(label + " is too large (more than 2^31 elements)");
     TensorId t = graph_.addTensor(in.name(), DType::F32, dims);
     graph_.inputs.push_back(t);
     values_[in.name()] = t;

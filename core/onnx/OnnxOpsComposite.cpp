@@ -14,7 +14,8 @@ static Status tileOp(NodeContext& ctx) {
   if (repeats.size() != in.size()) return ctx.fail("repeats must have one entry per input axis");
   Dims split, wide, out;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (repeats[i] < 0) return ctx.fail("repeat count " + std::to_string(repeats[i]) + " is negative");
+    if (repeats[i] < 0 || repeats[i] > (int64_t{1} << 31))
+      return ctx.fail("repeat count " + std::to_string(repeats[i]) + " is out of range");
     split.insert(split.end(), {1, in[i]});
     wide.insert(wide.end(), {repeats[i], in[i]});
     out.push_back(repeats[i] * in[i]);
@@ -75,7 +76,7 @@ static Status depthToSpaceOp(NodeContext& ctx) {
   GIR_TRY(mode, ctx.stringAttr("mode", "DCR"));
   if (ctx.rank(x) != 4) return ctx.fail("input must be rank 4");
   const Dims& d = ctx.dims(x);
-  if (bs <= 0 || d[1] % (bs * bs) != 0) return ctx.fail("blocksize " + std::to_string(bs) + " does not divide the channels");
+  if (bs <= 0 || bs > (1 << 20) || d[1] % (bs * bs) != 0) return ctx.fail("blocksize " + std::to_string(bs) + " does not divide the channels");
   int64_t c = d[1] / (bs * bs);
   bool dcr = mode == "DCR";
   if (!dcr && mode != "CRD") return ctx.fail("mode '" + mode + "' is not supported");
@@ -92,7 +93,7 @@ static Status spaceToDepthOp(NodeContext& ctx) {
   GIR_TRY(bs, ctx.intAttr("blocksize", 0));
   if (ctx.rank(x) != 4) return ctx.fail("input must be rank 4");
   const Dims& d = ctx.dims(x);
-  if (bs <= 0 || d[2] % bs != 0 || d[3] % bs != 0) return ctx.fail("blocksize " + std::to_string(bs) + " does not divide the spatial extents");
+  if (bs <= 0 || bs > (1 << 20) || d[2] % bs != 0 || d[3] % bs != 0) return ctx.fail("blocksize " + std::to_string(bs) + " does not divide the spatial extents");
   GIR_TRY(r, ctx.b.reshape(x, {d[0], d[1], d[2] / bs, bs, d[3] / bs, bs}, "SpaceToDepth"));
   GIR_TRY(t, ctx.b.transpose(r, {0, 3, 5, 1, 2, 4}));
   GIR_TRY(y, ctx.b.reshape(t, {d[0], d[1] * bs * bs, d[2] / bs, d[3] / bs}, "SpaceToDepth"));
@@ -122,6 +123,9 @@ static Status padOp(NodeContext& ctx) {
   TensorId y = x;
   for (int a = 0; a < r; ++a) {
     int64_t before = pads[a], after = pads[a + r];
+    constexpr int64_t kLimit = int64_t{1} << 31;
+    if (before < -kLimit || before > kLimit || after < -kLimit || after > kLimit)
+      return ctx.fail("pads must lie in [-2^31, 2^31]");
     if (before < 0 || after < 0) {  // negative pads crop
       Dims d = ctx.dims(y);
       int64_t cropB = std::max<int64_t>(0, -before), cropA = std::max<int64_t>(0, -after);

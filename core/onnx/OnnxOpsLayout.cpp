@@ -152,11 +152,12 @@ static std::pair<int64_t, int64_t> sliceRange(int64_t dim, int64_t start, int64_
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    return {start, std::max<int64_t>(0, (end - start + step - 1) / step)};
+    return {start, end > start ? 1 + (end - start - 1) / step : 0};
   }
   start = std::clamp<int64_t>(start, 0, dim - 1);
   end = std::clamp<int64_t>(end, -1, dim - 1);
-  return {start, std::max<int64_t>(0, (start - end + (-step) - 1) / (-step))};
+  int64_t stride = step == INT64_MIN ? INT64_MAX : -step;
+  return {start, start > end ? 1 + (start - end - 1) / stride : 0};
 }
 
 static Status sliceOp(NodeContext& ctx) {

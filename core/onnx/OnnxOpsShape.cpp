@@ -71,7 +71,7 @@ static Status constantOfShapeOp(NodeContext& ctx) {
     if (s < 0) return ctx.fail("shape entry " + std::to_string(s) + " is negative");
     d.dims.push_back(s);
   }
-  if (numElements(d.dims) > (int64_t{1} << 28)) return ctx.fail("the constant would be too large");
+  if (numElements(d.dims) > kMaxFoldedElements) return ctx.fail("the constant would be too large (more than 2^24 elements)");
   d.values.assign(numElements(d.dims), fill);
   return ctx.setOutput(0, ctx.b.constant(std::move(d)));
 }

@@ -112,6 +112,17 @@ def main():
                                            [ints("s", [4, 4])]), "cannot reshape [2,3] to [4,4]")
     write("runtime_shape_input.onnx", model([n("Reshape", ["x", "s"], ["y"], name="reshape")], [f32("x", [2, 3]), f32("s", [2])],
                                             [f32("y", [3, 2])]), "must be a constant")
+    # Hostile sizes: each must be refused before any arithmetic can overflow or memory run out.
+    write("expand_negative.onnx", model([n("Expand", ["x", "s"], ["y"], name="expand")], [f32("x", [1])], [f32("y", [5])],
+                                        [ints("s", [-5])]), "negative extent")
+    write("tile_huge.onnx", model([n("Tile", ["x", "r"], ["y"], name="tile")], [f32("x", [2])], [f32("y", [2])],
+                                  [ints("r", [1 << 40])]), "repeat count 1099511627776 is out of range")
+    write("huge_input.onnx", model([n("Relu", ["x"], ["y"], name="relu")], [f32("x", [1 << 30, 1 << 30, 1 << 30])],
+                                   [f32("y", [1])]), "too large")
+    write("conv_huge_pads.onnx", model([n("Conv", ["x", "w"], ["y"], name="conv", pads=[1 << 40] * 4)],
+                                       [f32("x", [1, 1, 4, 4])], [f32("y", [1])],
+                                       [numpy_helper.from_array(np.ones((1, 1, 2, 2), np.float32), "w")]),
+          "window pads must be in [0, 2^20]")
     with open(os.path.join(OUT, "expected.tsv"), "w") as f:
         for name, text in expected:
             f.write(f"{name}\t{text}\n")
