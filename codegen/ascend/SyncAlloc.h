@@ -28,10 +28,19 @@ struct Assignment {
 // paths: branch decisions of the representative runs the happens-before check looks at.
 Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths);
 
+// The happen-before check again on the physical program over a larger set of runs (the oracle's
+// judgement of robustness for flags): unordered (wait pid, next set pid) pairs. interferes: two flags
+// sharing an ID are live at once on some run (the colouring must be redone on these runs).
+std::vector<std::pair<int, int>> verifyPhysical(const ProgramIndex& ix, const SyncPlan& plan, const Assignment& a,
+                                               const std::vector<std::vector<char>>& paths, bool& interferes);
+
 // For each unordered (wait, set): set_flag back right after the wait and wait_flag right before the set
 // (with preheader/exit when the set comes first in a loop); pipe_barrier ALL when that is impossible.
 std::vector<std::string> insertReversePairs(const ProgramIndex& ix, SyncPlan& plan,
                                             const std::vector<std::pair<int, int>>& unordered, bool barriersOnly);
+
+// True when the plan's program drains on every given run (no wait left without its set).
+bool runsComplete(const ProgramIndex& ix, const SyncPlan& plan, const std::vector<std::vector<char>>& paths);
 
 // A replayable branch chooser over recorded decisions (then after they run out).
 struct ReplayChoice {

@@ -117,6 +117,32 @@ Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const s
   return out;
 }
 
+std::vector<std::pair<int, int>> verifyPhysical(const ProgramIndex& ix, const SyncPlan& plan, const Assignment& a,
+                                               const std::vector<std::vector<char>>& paths, bool& interferes) {
+  interferes = false;
+  SyncPlan phys = plan;
+  for (auto& s : phys.syncs)
+    if (s.vid >= 0) s.op.id = a.color[s.vid];
+  Program m = materialize(ix, phys);
+  std::string error;
+  auto runs = buildRuns(m, paths, error);
+  std::vector<std::pair<int, int>> bad;
+  for (const auto& r : runs) {
+    for (size_t f = 0; f < r.trace.flags.size(); ++f) {
+      const auto& sets = r.hb.setsOf[f];
+      const auto& waits = r.hb.waitsOf[f];
+      for (size_t k = 0; k + 1 < sets.size() && k < waits.size(); ++k) {
+        interferes |= sets[k + 1] < waits[k];  // two IDs sharing it are live at once on this run
+        if (!r.hb.before(waits[k], sets[k + 1]))
+          bad.push_back({r.trace.ops[waits[k]].stmt->tag, r.trace.ops[sets[k + 1]].stmt->tag});
+      }
+    }
+  }
+  std::sort(bad.begin(), bad.end());
+  bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
+  return bad;
+}
+
 namespace {
 
 const PlacedSync* byPid(const SyncPlan& plan, int pid) {
@@ -136,6 +162,13 @@ Point lift(const ProgramIndex& ix, const Point& p, size_t from, bool after) {
 }
 
 }  // namespace
+
+bool runsComplete(const ProgramIndex& ix, const SyncPlan& plan, const std::vector<std::vector<char>>& paths) {
+  Program m = materialize(ix, plan);
+  std::string error;
+  buildRuns(m, paths, error);
+  return error.empty();
+}
 
 std::vector<std::string> insertReversePairs(const ProgramIndex& ix, SyncPlan& plan,
                                             const std::vector<std::pair<int, int>>& unordered, bool barriersOnly) {
@@ -167,17 +200,16 @@ std::vector<std::string> insertReversePairs(const ProgramIndex& ix, SyncPlan& pl
         if (ix.info(path[j]).stmt->kind == StmtKind::Loop) { loop = path[j]; break; }
     }
     if (barriersOnly || !sameBlock || (!forward && loop < 0)) {
-      plan.addBarrierAll(Point{sAt.block, sAt.slot, sAt.order - 0.6});
-      log.push_back("pipe_barrier ALL before the set of pid " + std::to_string(sp));
+      // Right after the wait: the next set follows it in program order, so the barrier orders them.
+      plan.addBarrierAll(Point{wAt.block, wAt.slot, wAt.order + 0.001});
+      log.push_back("pipe_barrier ALL after the wait of pid " + std::to_string(wp));
       continue;
     }
     int r = plan.newFlag(q, p, VKind::Reverse);
     VirtualFlag& f = plan.flags[r];
-    Point setAt = lift(ix, Point{wAt.block, wAt.slot, wAt.order + 0.5}, lvl, true);
-    Point waitAt = lift(ix, Point{sAt.block, sAt.slot, sAt.order - 0.5}, lvl, false);
-    plan.add(setAt, SyncKind::Set, f);
-    plan.add(waitAt, SyncKind::Wait, f);
-    if (loop >= 0) {
+    plan.add(lift(ix, Point{wAt.block, wAt.slot, wAt.order + 0.5}, lvl, true), SyncKind::Set, f);
+    plan.add(lift(ix, Point{sAt.block, sAt.slot, sAt.order - 0.5}, lvl, false), SyncKind::Wait, f);
+    if (loop >= 0) {  // the set comes first in the loop: a credit in the preheader, drained at the exit
       f.loop = loop;
       const StmtInfo& L = ix.info(loop);
       plan.add(Point{L.block, L.index, 10}, SyncKind::Set, f);

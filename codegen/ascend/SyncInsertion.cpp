@@ -1,6 +1,7 @@
 // The pipeline, readable top to bottom (Halide's lower_impl): each stage edits the plan, then dumps it.
 #include "codegen/ascend/SyncInsertion.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <random>
@@ -21,8 +22,8 @@ const std::vector<std::string>& insertionStages() {
 
 namespace {
 
-// All whole-run paths when there are at most 8, else all-then, all-else and 4 seeded random ones.
-std::vector<std::vector<char>> representativePaths(const Program& p) {
+// All whole-run paths when there are at most `limit`, else all-then, all-else and `samples` seeded random ones.
+std::vector<std::vector<char>> pathSet(const Program& p, int64_t limit, int samples) {
   Target t;
   auto record = [&](std::function<bool()> pick) {
     std::vector<char> d;
@@ -30,7 +31,7 @@ std::vector<std::vector<char>> representativePaths(const Program& p) {
     return d;
   };
   std::vector<std::vector<char>> out;
-  if (countPaths(p.body, 8) <= 8) {
+  if (countPaths(p.body, limit) <= limit) {
     std::vector<char> d = record([] { return true; });
     out.push_back(d);
     while (true) {
@@ -47,7 +48,7 @@ std::vector<std::vector<char>> representativePaths(const Program& p) {
   out.push_back(record([] { return true; }));
   out.push_back(record([] { return false; }));
   std::mt19937_64 rng(42);
-  for (int k = 0; k < 4; ++k) out.push_back(record([&] { return (rng() & 1) != 0; }));
+  for (int k = 0; k < samples; ++k) out.push_back(record([&] { return (rng() & 1) != 0; }));
   return out;
 }
 
@@ -110,21 +111,39 @@ Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt
   if (!opt.mergeVirtual && res.stats.maxLiveVirtual > opt.flags)
     return makeError("one flag per dependency needs " + std::to_string(res.stats.maxLiveVirtual) +
                      " live flags on one pipe pair; the target has " + std::to_string(opt.flags));
-  auto paths = representativePaths(norm);
+  auto paths = pathSet(norm, 16, 8);        // decisions are made on these runs
+  auto judged = pathSet(norm, 256, 64);  // and re-checked on these before the result is accepted
   std::vector<std::string> mergeLog, physLog;
   Assignment a;
-  for (int round = 0; round < 4; ++round) {
+  // Decide on the representative runs; accept only what the larger set of runs confirms. Two rounds of
+  // reverse pairs (rolled back if they deadlock), then barriers, which never disturb the assignment.
+  const int reverseRounds = 2;
+  for (int round = 0; round < reverseRounds + 3; ++round) {
     res.stats.rounds = round + 1;
-    auto ml = mergeUntilFits(ix, deps, plan, opt.flags);
-    res.stats.merges += static_cast<int>(ml.size());
-    mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
-    a = assignPhysical(ix, plan, opt.flags, paths);
-    physLog.insert(physLog.end(), a.log.begin(), a.log.end());
-    if (a.unordered.empty()) break;
-    auto rl = insertReversePairs(ix, plan, a.unordered, round == 3);
+    if (round <= reverseRounds) {
+      auto ml = mergeUntilFits(ix, deps, plan, opt.flags);
+      res.stats.merges += static_cast<int>(ml.size());
+      mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
+      a = assignPhysical(ix, plan, opt.flags, paths);
+      physLog.insert(physLog.end(), a.log.begin(), a.log.end());
+    }
+    bool interferes = false;
+    auto unordered = a.unordered.empty() ? verifyPhysical(ix, plan, a, judged, interferes) : a.unordered;
+    if (interferes && paths.size() < judged.size()) {  // decide again, on every judged run
+      paths = judged;
+      round = std::min(round, reverseRounds - 1) - 1;
+      continue;
+    }
+    if (unordered.empty()) break;
+    SyncPlan before = plan;
+    auto rl = insertReversePairs(ix, plan, unordered, round >= reverseRounds);
+    if (round < reverseRounds && !runsComplete(ix, plan, judged)) {  // reverse pairs that deadlock: barriers instead
+      plan = before;
+      rl = insertReversePairs(ix, plan, unordered, true);
+    }
     res.stats.reversePairs += static_cast<int>(rl.size());
     physLog.insert(physLog.end(), rl.begin(), rl.end());
-    if (round == 3) a = assignPhysical(ix, plan, opt.flags, paths);
+    a.unordered.clear();
   }
   dump("merge", [&] { return render(ix, plan, "merge", mergeLog); });
   res.output = finalProgram(ix, plan, a, res.stats);

@@ -92,6 +92,9 @@ std::optional<GroupPlace> placeGroup(const ProgramIndex& ix, const std::vector<D
     if (sSlot > wSlot) return std::nullopt;
     return g;
   }
+  // A dependency carried by a loop inside the common block needs its sync inside that loop.
+  for (int k : ids)
+    if (diverge(ix, deps[k].src, deps[k].dst).level != m) return std::nullopt;
   for (size_t j = 0; j < m; ++j)
     if (ix.info((*paths[0])[j]).stmt->kind == StmtKind::Loop) { g.loop = (*paths[0])[j]; break; }
   if (g.loop < 0 || wSlot >= sSlot) return std::nullopt;
