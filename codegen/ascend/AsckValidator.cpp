@@ -78,6 +78,7 @@ Status Validator::block(const std::vector<Stmt>& b) {
         break;
       case StmtKind::Loop: {
         if (s.trip < 1) return err(s.line, s.column, "loop trip count must be at least 1");
+        if (loops_.size() >= 8) return err(s.line, s.column, "loops nest at most 8 deep");
         loops_.push_back({s.var, s.trip});
         auto r = block(s.body);
         loops_.pop_back();
