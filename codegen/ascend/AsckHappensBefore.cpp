@@ -6,15 +6,16 @@
 
 namespace gir::ascend {
 
-HappensBefore computeHappensBefore(const Trace& t) {
-  HappensBefore hb;
+namespace {
+
+// Queues (a barrier ALL sits in every one), each op's queue position, and the sets/waits of each flag.
+std::vector<std::vector<int>> layout(const Trace& t, HappensBefore& hb) {
   size_t n = t.ops.size();
   hb.seq.assign(n, -1);
   hb.opPipe.assign(n, 0);
   hb.vc.assign(n * kNumPipes, -1);
   hb.setsOf.assign(t.flags.size(), {});
   hb.waitsOf.assign(t.flags.size(), {});
-  std::vector<int> qlen(kNumPipes, 0), last(kNumPipes, -1);
   std::vector<std::vector<int>> q(kNumPipes);
   for (int i = 0; i < static_cast<int>(n); ++i) {
     const DynOp& o = t.ops[i];
@@ -28,6 +29,15 @@ HappensBefore computeHappensBefore(const Trace& t) {
     if (o.kind == DynKind::Set) hb.setsOf[o.flag].push_back(i);
     if (o.kind == DynKind::Wait) hb.waitsOf[o.flag].push_back(i);
   }
+  return q;
+}
+
+}  // namespace
+
+HappensBefore computeHappensBefore(const Trace& t) {
+  HappensBefore hb;
+  auto q = layout(t, hb);
+  std::vector<int> last(kNumPipes, -1);
   std::vector<size_t> head(kNumPipes, 0);
   std::vector<int> setsDone(t.flags.size(), 0), waitsDone(t.flags.size(), 0);
   auto join = [&](int dst, int src) {
@@ -70,10 +80,6 @@ HappensBefore computeHappensBefore(const Trace& t) {
     }
   }
   for (int p = 0; p < kNumPipes; ++p) hb.complete &= head[p] == q[p].size();
-  // Barrier positions count in each queue; fix seq of ordinary ops to their queue index.
-  for (int p = 0; p < kNumPipes; ++p)
-    for (size_t k = 0; k < q[p].size(); ++k)
-      if (t.ops[q[p][k]].kind != DynKind::BarrierAll) hb.seq[q[p][k]] = static_cast<int>(k);
   return hb;
 }
 

@@ -76,6 +76,43 @@ std::string stuckMessage(const Trace& t, const std::vector<std::vector<int>>& q,
   return "deadlock";
 }
 
+// Set-on-set, flags left set and conflicts of a drained run; the earliest in time wins.
+Violation firstViolation(const Trace& t, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                         const std::vector<std::vector<int>>& setOps, const std::vector<std::vector<int>>& waitOps,
+                         SimResult& res) {
+  Violation first;
+  auto offer = [&](ViolationKind k, int64_t time, std::string msg) {
+    if (first.kind == ViolationKind::None || time < first.time) first = {k, time, std::move(msg)};
+  };
+  for (size_t f = 0; f < t.flags.size(); ++f) {
+    const auto& s = setOps[f];
+    const auto& w = waitOps[f];
+    res.sets += static_cast<int64_t>(s.size());
+    res.waits += static_cast<int64_t>(w.size());
+    for (size_t k = 1; k < s.size(); ++k) {
+      bool consumed = k - 1 < w.size();
+      // start of a wait = the instant it consumes; a consume at the instant of a set goes first.
+      if (consumed && end[s[k]] >= start[w[k - 1]]) continue;
+      offer(ViolationKind::SetOnSet, end[s[k]],
+            "set-on-set: " + t.describe(s[k]) + " fires at " + std::to_string(end[s[k]]) + " while the flag is still set by " +
+                t.describe(s[k - 1]) +
+                (consumed ? ", which " + t.describe(w[k - 1]) + " consumes only at " + std::to_string(start[w[k - 1]])
+                          : ", which no wait_flag consumes"));
+    }
+    if (s.size() > w.size())
+      offer(ViolationKind::FlagLeftSet, res.makespan,
+            "flag left set: " + t.describe(s[w.size()]) + " sets the flag and no wait_flag consumes it before the kernel ends");
+  }
+  forEachConflict(t, [&](int a, int b) {
+    if (start[b] < end[a])
+      offer(ViolationKind::Conflict, start[b],
+            "conflict " + conflictKind(t, a, b) + ": " + t.describe(a) + " ends at " + std::to_string(end[a]) + " but " +
+                t.describe(b) + " starts at " + std::to_string(start[b]));
+    return true;
+  });
+  return first;
+}
+
 }  // namespace
 
 SimResult simulate(const Trace& t, int syncCost, const std::vector<double>* factors) {
@@ -115,37 +152,7 @@ SimResult simulate(const Trace& t, int syncCost, const std::vector<double>* fact
     return res;
   }
   res.makespan = *std::max_element(ready.begin(), ready.end());
-  Violation first;
-  auto offer = [&](ViolationKind k, int64_t time, std::string msg) {
-    if (first.kind == ViolationKind::None || time < first.time) first = {k, time, std::move(msg)};
-  };
-  for (size_t f = 0; f < t.flags.size(); ++f) {
-    const auto& s = setOps[f];
-    const auto& w = waitOps[f];
-    res.sets += static_cast<int64_t>(s.size());
-    res.waits += static_cast<int64_t>(w.size());
-    for (size_t k = 1; k < s.size(); ++k) {
-      bool consumed = k - 1 < w.size();
-      // start of a wait = the instant it consumes; a consume at the instant of a set goes first.
-      if (consumed && end[s[k]] >= start[w[k - 1]]) continue;
-      offer(ViolationKind::SetOnSet, end[s[k]],
-            "set-on-set: " + t.describe(s[k]) + " fires at " + std::to_string(end[s[k]]) + " while the flag is still set by " +
-                t.describe(s[k - 1]) +
-                (consumed ? ", which " + t.describe(w[k - 1]) + " consumes only at " + std::to_string(start[w[k - 1]])
-                          : ", which no wait_flag consumes"));
-    }
-    if (s.size() > w.size())
-      offer(ViolationKind::FlagLeftSet, res.makespan,
-            "flag left set: " + t.describe(s[w.size()]) + " sets the flag and no wait_flag consumes it before the kernel ends");
-  }
-  forEachConflict(t, [&](int a, int b) {
-    if (start[b] < end[a])
-      offer(ViolationKind::Conflict, start[b],
-            "conflict " + conflictKind(t, a, b) + ": " + t.describe(a) + " ends at " + std::to_string(end[a]) + " but " +
-                t.describe(b) + " starts at " + std::to_string(start[b]));
-    return true;
-  });
-  res.violation = first;
+  res.violation = firstViolation(t, start, end, setOps, waitOps, res);
   return res;
 }
 

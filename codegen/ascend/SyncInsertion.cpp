@@ -80,6 +80,47 @@ Program finalProgram(const ProgramIndex& ix, SyncPlan plan, const Assignment& a,
   return materialize(ix, plan);
 }
 
+// Stages merge and physical: decide on a few representative runs, accept only what every judged run
+// confirms. Two rounds of reverse pairs (rolled back if they deadlock), then barriers, which never disturb
+// the assignment. afterFirstMerge renders the merge dump before any reverse pair exists.
+Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags, InsertStats& st,
+                       std::vector<std::string>& mergeLog, std::vector<std::string>& physLog,
+                       const std::function<void()>& afterFirstMerge) {
+  auto paths = pathSet(ix.program(), 16, 8);
+  auto judged = pathSet(ix.program(), 256, 64);
+  const int reverseRounds = 2;
+  Assignment a;
+  for (int round = 0; round < reverseRounds + 3; ++round) {
+    st.rounds = round + 1;
+    if (round <= reverseRounds) {
+      auto ml = mergeUntilFits(ix, deps, plan, flags);
+      st.merges += static_cast<int>(ml.size());
+      mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
+      if (round == 0) afterFirstMerge();
+      a = assignPhysical(ix, plan, flags, paths);
+      physLog.insert(physLog.end(), a.log.begin(), a.log.end());
+    }
+    bool interferes = false;
+    auto unordered = a.unordered.empty() ? verifyPhysical(ix, plan, a, judged, interferes) : a.unordered;
+    if (interferes && paths.size() < judged.size()) {  // decide again, on every judged run
+      paths = judged;
+      round = std::min(round, reverseRounds - 1) - 1;
+      continue;
+    }
+    if (unordered.empty()) break;
+    SyncPlan before = plan;
+    auto rl = insertReversePairs(ix, plan, unordered, round >= reverseRounds);
+    if (round < reverseRounds && !runsComplete(ix, plan, judged)) {  // reverse pairs that deadlock: barriers instead
+      plan = before;
+      rl = insertReversePairs(ix, plan, unordered, true);
+    }
+    for (const auto& l : rl) st.reversePairs += l.rfind("reverse flag", 0) == 0;
+    physLog.insert(physLog.end(), rl.begin(), rl.end());
+    a.unordered.clear();
+  }
+  return a;
+}
+
 }  // namespace
 
 Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt) {
@@ -111,41 +152,9 @@ Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt
   if (!opt.mergeVirtual && res.stats.maxLiveVirtual > opt.flags)
     return makeError("one flag per dependency needs " + std::to_string(res.stats.maxLiveVirtual) +
                      " live flags on one pipe pair; the target has " + std::to_string(opt.flags));
-  auto paths = pathSet(norm, 16, 8);        // decisions are made on these runs
-  auto judged = pathSet(norm, 256, 64);  // and re-checked on these before the result is accepted
   std::vector<std::string> mergeLog, physLog;
-  Assignment a;
-  // Decide on the representative runs; accept only what the larger set of runs confirms. Two rounds of
-  // reverse pairs (rolled back if they deadlock), then barriers, which never disturb the assignment.
-  const int reverseRounds = 2;
-  for (int round = 0; round < reverseRounds + 3; ++round) {
-    res.stats.rounds = round + 1;
-    if (round <= reverseRounds) {
-      auto ml = mergeUntilFits(ix, deps, plan, opt.flags);
-      res.stats.merges += static_cast<int>(ml.size());
-      mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
-      a = assignPhysical(ix, plan, opt.flags, paths);
-      physLog.insert(physLog.end(), a.log.begin(), a.log.end());
-    }
-    bool interferes = false;
-    auto unordered = a.unordered.empty() ? verifyPhysical(ix, plan, a, judged, interferes) : a.unordered;
-    if (interferes && paths.size() < judged.size()) {  // decide again, on every judged run
-      paths = judged;
-      round = std::min(round, reverseRounds - 1) - 1;
-      continue;
-    }
-    if (unordered.empty()) break;
-    SyncPlan before = plan;
-    auto rl = insertReversePairs(ix, plan, unordered, round >= reverseRounds);
-    if (round < reverseRounds && !runsComplete(ix, plan, judged)) {  // reverse pairs that deadlock: barriers instead
-      plan = before;
-      rl = insertReversePairs(ix, plan, unordered, true);
-    }
-    res.stats.reversePairs += static_cast<int>(rl.size());
-    physLog.insert(physLog.end(), rl.begin(), rl.end());
-    a.unordered.clear();
-  }
-  dump("merge", [&] { return render(ix, plan, "merge", mergeLog); });
+  Assignment a = allocateIds(ix, deps, plan, opt.flags, res.stats, mergeLog, physLog,
+                             [&] { dump("merge", [&] { return render(ix, plan, "merge", mergeLog); }); });
   res.output = finalProgram(ix, plan, a, res.stats);
   res.stats.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - dumpMs;
   dump("physical", [&] {
