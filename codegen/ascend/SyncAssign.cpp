@@ -201,7 +201,7 @@ std::vector<std::string> insertReversePairs(const ProgramIndex& ix, SyncPlan& pl
     }
     if (barriersOnly || !sameBlock || (!forward && loop < 0)) {
       // Right after the wait: the next set follows it in program order, so the barrier orders them.
-      plan.addBarrierAll(Point{wAt.block, wAt.slot, wAt.order + 0.001});
+      plan.addBarrierAll(wAt, wp);
       log.push_back("pipe_barrier ALL after the wait of pid " + std::to_string(wp));
       continue;
     }

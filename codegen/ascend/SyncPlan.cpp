@@ -86,8 +86,9 @@ void SyncPlan::add(const Point& at, SyncKind kind, const VirtualFlag& f) {
   syncs.push_back(p);
 }
 
-void SyncPlan::addBarrierAll(const Point& at) {
+void SyncPlan::addBarrierAll(const Point& at, int afterPid) {
   PlacedSync p;
+  p.afterPid = afterPid;
   p.pid = nextPid++;
   p.at = at;
   p.op.kind = SyncKind::Barrier;
@@ -115,6 +116,17 @@ namespace {
 
 using SlotMap = std::map<std::pair<int, int>, std::vector<std::vector<const PlacedSync*>>>;
 
+// Moves every sync with an anchor to just after that anchor (orders can tie across stages).
+void pinAfterAnchors(std::vector<const PlacedSync*>& v) {
+  std::vector<const PlacedSync*> pinned, rest;
+  for (auto* s : v) (s->afterPid >= 0 ? pinned : rest).push_back(s);
+  for (auto* s : pinned) {
+    auto it = std::find_if(rest.begin(), rest.end(), [&](const PlacedSync* r) { return r->pid == s->afterPid; });
+    rest.insert(it == rest.end() ? rest.end() : it + 1, s);
+  }
+  v = rest;
+}
+
 SlotMap slotMap(const ProgramIndex& ix, const SyncPlan& plan) {
   SlotMap m;
   for (const auto& s : plan.syncs) {
@@ -123,10 +135,12 @@ SlotMap slotMap(const ProgramIndex& ix, const SyncPlan& plan) {
     slots[s.at.slot].push_back(&s);
   }
   for (auto& [k, slots] : m)
-    for (auto& v : slots)
+    for (auto& v : slots) {
       std::stable_sort(v.begin(), v.end(), [](const PlacedSync* a, const PlacedSync* b) {
         return a->at.order != b->at.order ? a->at.order < b->at.order : a->pid < b->pid;
       });
+      pinAfterAnchors(v);
+    }
   return m;
 }
 

@@ -63,6 +63,7 @@ struct PlacedSync {
   Point at;
   SyncOp op;  // op.id is the virtual (or, after assignment, physical) ID
   int vid = -1;  // -1 for barriers
+  int afterPid = -1;  // >= 0: sits right after that sync of the same slot, whatever the orders
 };
 
 enum class VKind { Forward, Cross, Unreachable, Reverse };
@@ -84,7 +85,7 @@ struct SyncPlan {
   int nextPid = 0;
 
   void add(const Point& at, SyncKind kind, const VirtualFlag& f);
-  void addBarrierAll(const Point& at);
+  void addBarrierAll(const Point& at, int afterPid = -1);
   void removeFlag(int vid);
   int newFlag(Pipe src, Pipe dst, VKind kind);
 };
