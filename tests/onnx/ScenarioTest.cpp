@@ -18,6 +18,13 @@ using namespace gir::compute;
 
 namespace {
 
+// "Well under a second" holds for optimized builds; Debug + sanitizers run ~20x slower.
+#ifdef NDEBUG
+constexpr double kEvaluateBudgetSeconds = 1.0;
+#else
+constexpr double kEvaluateBudgetSeconds = 30.0;
+#endif
+
 const char* kScenarios[] = {"shufflenet", "efficientnet", "layernorm", "rmsnorm", "softmax", "silu", "gelu",
                             "bert_bias_residual_layernorm", "gpt2_decode_attention", "row_reduction",
                             "column_reduction", "transpose_reduce", "transformer_block"};
@@ -94,7 +101,7 @@ TEST_CASE("every scenario imports, matches its golden summary and evaluates quic
       auto out = evaluate(g, randomInputs(g, 1));
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       REQUIRE(out.ok());
-      CHECK(seconds < 1.0);
+      CHECK(seconds < kEvaluateBudgetSeconds);
       size_t nonFinite = 0;
       for (const TensorData& o : *out)
         for (double v : o.values) nonFinite += std::isfinite(v) ? 0 : 1;
