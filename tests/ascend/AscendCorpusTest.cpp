@@ -135,3 +135,28 @@ TEST_CASE("insertion of a 1000-instruction kernel takes under 10 ms", "[ascend][
   }
   CHECK(best < 10.0);
 }
+
+TEST_CASE("baselines: barrier-all always passes; one flag per dependency passes when it fits", "[ascend][corpus]") {
+  Target t = gir::test::targetOrFail("ascend910");
+  int fits = 0, fails = 0;
+  for (const auto& path : gir::test::ascendCorpus()) {
+    INFO(path);
+    Program in = gir::test::loadKernelOrFail(path);
+    OracleReport bar = runOracle(barrierAllBaseline(in), t, gir::test::quickOracle());
+    INFO(bar.violation);
+    CHECK(bar.correct);
+    InsertOptions opt;
+    opt.mergeVirtual = opt.removeRedundant = false;
+    auto one = insertSync(in, opt);
+    if (!one) {
+      ++fails;
+      continue;
+    }
+    ++fits;
+    OracleReport r = runOracle(one->output, t, gir::test::quickOracle());
+    INFO(r.violation);
+    CHECK(r.correct);
+  }
+  CHECK(fails >= 3);  // the many-live kernels need more than 4 flags without merging
+  CHECK(fits > 0);
+}
