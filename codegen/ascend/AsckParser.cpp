@@ -178,6 +178,7 @@ Expected<Stmt> Parser::parseControl(const Line& l) {
   if (isLoop) {
     if (!parseInt(t[2].text, s.trip)) return err(l.number, t[2].col, "expected a constant trip count");
     if (s.trip < 1) return err(l.number, t[2].col, "loop trip count must be at least 1");
+    if (s.trip > 1000000) return err(l.number, t[2].col, "loop trip count must be at most 1000000");
     loopVars_.push_back(s.var);
   }
   auto r = parseBlock(s.body, true, l.number, t.back().col);

@@ -1,6 +1,8 @@
 // Names, the pipe/memory reach table of contract section 1, and small tree helpers.
 #include "codegen/ascend/AsckProgram.h"
 
+#include <algorithm>
+
 namespace gir::ascend {
 
 namespace {
@@ -95,11 +97,15 @@ int64_t maxDynamicInstrs(const std::vector<Stmt>& block) {
     switch (s.kind) {
       case StmtKind::Instr: n += 1; break;
       case StmtKind::Sync: break;
-      case StmtKind::Loop: n += s.trip * maxDynamicInstrs(s.body); break;
+      case StmtKind::Loop: {
+        int64_t body = maxDynamicInstrs(s.body);  // saturates instead of overflowing
+        n += body > 0 && s.trip > kDynamicCap / body ? kDynamicCap : s.trip * body;
+        break;
+      }
       case StmtKind::If: n += std::max(maxDynamicInstrs(s.body), maxDynamicInstrs(s.elseBody)); break;
     }
   }
-  return n;
+  return std::min(n, kDynamicCap);
 }
 
 void stripSync(std::vector<Stmt>& block) {

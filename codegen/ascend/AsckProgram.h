@@ -91,7 +91,9 @@ struct Program {
 
 // Assigns preorder uids to every statement; returns the count.
 int numberStmts(Program& p);
-// Number of dynamic instructions (not sync) of the whole run when every if takes its bigger branch.
+// Number of dynamic instructions (not sync) of the whole run when every if takes its bigger branch,
+// saturated at kDynamicCap.
+constexpr int64_t kDynamicCap = int64_t(1) << 40;
 int64_t maxDynamicInstrs(const std::vector<Stmt>& block);
 // Removes sync lines (and nothing else); used to recover the input of an output.
 void stripSync(std::vector<Stmt>& block);

@@ -134,10 +134,26 @@ Status Validator::ref(const RegionRef& r, Pipe pipe, bool write) {
 
 }  // namespace
 
-Status validateInput(const Program& p, const std::string& text) { return Validator(p, text, true, 0).block(p.body); }
+// Runs are simulated instruction by instruction: bound their length.
+static Status checkSize(const Program& p, const std::string& text) {
+  constexpr int64_t kMaxDynamic = 2000000;
+  for (const auto& s : p.body)
+    if (maxDynamicInstrs({s}) > kMaxDynamic)
+      return asckError(p.file, text, s.line, s.column,
+                       "this statement runs more than " + std::to_string(kMaxDynamic) + " dynamic instructions");
+  if (maxDynamicInstrs(p.body) > kMaxDynamic)
+    return asckError(p.file, text, 1, 1, "the kernel runs more than " + std::to_string(kMaxDynamic) + " dynamic instructions");
+  return success();
+}
+
+Status validateInput(const Program& p, const std::string& text) {
+  auto ok = Validator(p, text, true, 0).block(p.body);
+  return ok ? checkSize(p, text) : ok;
+}
 
 Status validateOutput(const Program& p, const std::string& text, int flagsPerPair) {
-  return Validator(p, text, false, flagsPerPair).block(p.body);
+  auto ok = Validator(p, text, false, flagsPerPair).block(p.body);
+  return ok ? checkSize(p, text) : ok;
 }
 
 }  // namespace gir::ascend

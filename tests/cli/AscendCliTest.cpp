@@ -40,6 +40,8 @@ TEST_CASE("ascend commands reject malformed kernels with exit 2 and a located me
       {"reach.asck", std::string(kHead) + "M mmad u <- x[0]\n", "cannot write UB"},
       {"garbage.asck", std::string("\x01\x02\xff kernel\n{{{{\n"), "error:"},
       {"huge_number.asck", std::string(kHead) + "loop i 99999999999999999999 {\n}\n", "trip count"},
+      {"too_long.asck", std::string(kHead) + "loop i 1000000 {\n  loop j 1000 {\n    V relu u <- u\n  }\n}\n",
+       "more than 2000000 dynamic instructions"},
       {"bad_mod.asck", std::string(kHead) + "MTE2 copy u <- x[(i+1)%0]\n", "error:"},
   };
   for (const auto& c : cases) {
