@@ -41,6 +41,17 @@ class Importer {
   int opset_ = 0;
 };
 
+// The declared shape of a value when every dimension is a number; nullopt otherwise.
+static std::optional<Dims> declaredDims(const onnx::ValueInfoProto& v) {
+  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return std::nullopt;
+  Dims dims;
+  for (const auto& d : v.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value()) return std::nullopt;
+    dims.push_back(d.dim_value());
+  }
+  return dims;
+}
+
 static std::string nodeLabel(const onnx::NodeProto& n) { return "node '" + n.name() + "' (" + n.op_type() + ")"; }
 
 Status Importer::checkOpset() {
@@ -158,6 +169,12 @@ Status Importer::bindOutputs() {
   for (const auto& out : model_.graph().output()) {
     auto it = values_.find(out.name());
     if (it == values_.end()) return error("graph output '" + out.name() + "' is never computed");
+    // A fully static declared shape must agree with the inferred one: a disagreement means the
+    // model and the importer read some op differently, and a silently different graph is worse
+    // than a refusal.
+    if (auto declared = declaredDims(out); declared && *declared != graph_.tensor(it->second).dims)
+      return error("graph output '" + out.name() + "' is declared " + dimsToString(*declared) + " but computes " +
+                   dimsToString(graph_.tensor(it->second).dims));
     graph_.outputs.push_back(it->second);
   }
   if (graph_.outputs.empty()) return error("the graph has no outputs");

@@ -112,6 +112,8 @@ def main():
                                            [ints("s", [4, 4])]), "cannot reshape [2,3] to [4,4]")
     write("runtime_shape_input.onnx", model([n("Reshape", ["x", "s"], ["y"], name="reshape")], [f32("x", [2, 3]), f32("s", [2])],
                                             [f32("y", [3, 2])]), "must be a constant")
+    write("declared_output_mismatch.onnx", model([n("Relu", ["x"], ["y"], name="relu")], [f32("x", [2, 3])], [f32("y", [3, 3])]),
+          "graph output 'y' is declared [3,3] but computes [2,3]")
     # Hostile sizes: each must be refused before any arithmetic can overflow or memory run out.
     write("expand_negative.onnx", model([n("Expand", ["x", "s"], ["y"], name="expand")], [f32("x", [1])], [f32("y", [5])],
                                         [ints("s", [-5])]), "negative extent")
