@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/support/TestSupport.h"
 
 using gir::test::runCommand;
@@ -34,6 +36,10 @@ TEST_CASE("gir import --json and --dot", "[cli][import]") {
   CHECK(rc == 0);
   CHECK(json.find("\"decision\": \"compute-bound\"") != std::string::npos);
   CHECK(json.find("\"decision\": \"memory-bound\"") != std::string::npos);
+  auto parsed = nlohmann::json::parse(json, nullptr, false);
+  REQUIRE_FALSE(parsed.is_discarded());
+  CHECK(parsed["subgraphs"].size() == 1);
+  CHECK(parsed["library_calls"].size() == 3);
   std::string dot = runGir("import " + sourcePath("scenarios/efficientnet.onnx") + " --dot", rc);
   CHECK(rc == 0);
   CHECK(dot.rfind("digraph", 0) == 0);

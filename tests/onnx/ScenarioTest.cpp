@@ -171,3 +171,18 @@ TEST_CASE("decomposed softmax and SiLU reproduce their definitions", "[onnx][sce
     CHECK((*sout)[0].values[i] == Approx(x / (1 + std::exp(-x))).epsilon(1e-6));
   }
 }
+
+TEST_CASE("exporter shape chains and initializer-only chains fold away at import", "[onnx][scenarios]") {
+  Graph g = importScenario("transformer_block");
+  for (const Op& op : g.ops) {
+    INFO(describeOp(g, op));
+    CHECK(op.source != "Shape");
+    CHECK(op.source != "Gather");
+    CHECK(!(op.source == "Concat" && op.kind() == OpKind::Concat));  // merged_shape_concat folded
+  }
+  // The merge reshape still exists, with its folded target shape [1,32,128].
+  bool found = false;
+  for (const Op& op : g.ops)
+    found = found || (op.name == "merge_reshape" && g.tensor(op.outputs[0]).dims == Dims{1, 32, 128});
+  CHECK(found);
+}
