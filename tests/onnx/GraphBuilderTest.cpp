@@ -1,10 +1,12 @@
-// The computation graph without ONNX: builder shape inference and folding, evaluator semantics of
+// The computation graph mostly without ONNX: builder shape inference and folding, evaluator semantics of
 // the layout ops, and the partition rule that keeps subgraphs and library calls acyclic.
 #include <catch2/catch.hpp>
 
 #include "core/compute/GraphBuilder.h"
 #include "core/compute/Preprocess.h"
 #include "core/compute/ReferenceEvaluator.h"
+#include "core/onnx/OnnxImporter.h"
+#include "tests/support/TestSupport.h"
 
 using namespace gir;
 using namespace gir::compute;
@@ -112,4 +114,19 @@ TEST_CASE("a path through a library call splits memory-bound ops into two subgra
   CHECK_FALSE(highRidge->library[0].computeBound);
   CHECK(highRidge->subgraphs.size() == 1);  // all memory-bound: one subgraph
   CHECK(highRidge->subgraphs[0].minBytes == 3 * 64 * 64 * 4);
+}
+
+TEST_CASE("1-D Conv (strided, padded, dilated, grouped) and 1-D AveragePool match numpy", "[onnx][evaluator]") {
+  // tests/onnx/data/make_conv1d.py computes the expected output with its own numpy loops.
+  auto g = importOnnxFile(test::sourcePath("tests/onnx/data/conv1d.onnx"));
+  REQUIRE(g.ok());
+  auto x = loadOnnxTensorFile(test::sourcePath("tests/onnx/data/conv1d_input.pb"));
+  auto expected = loadOnnxTensorFile(test::sourcePath("tests/onnx/data/conv1d_output.pb"));
+  REQUIRE(x.ok());
+  REQUIRE(expected.ok());
+  auto out = evaluate(*g, {*x});
+  REQUIRE(out.ok());
+  REQUIRE((*out)[0].dims == expected->dims);
+  for (size_t i = 0; i < expected->values.size(); ++i)
+    CHECK((*out)[0].values[i] == Approx(expected->values[i]).margin(1e-5));
 }

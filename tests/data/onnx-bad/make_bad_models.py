@@ -101,7 +101,7 @@ def main():
           "external tensor data is not supported")
     write("conv_3d.onnx", model([n("Conv", ["x", "w"], ["y"], name="conv3d")], [f32("x", [1, 1, 4, 4, 4])], [f32("y", [1])],
                                 [numpy_helper.from_array(np.ones((1, 1, 2, 2, 2), np.float32), "w")]),
-          "only 2-D convolution")
+          "only 1-D and 2-D convolution")
     write("pad_reflect.onnx", model([n("Pad", ["x", "pads"], ["y"], name="pad", mode="reflect")], [f32("x", [2, 3])],
                                     [f32("y", [4, 5])], [ints("pads", [1, 1, 1, 1])]), "mode 'reflect' is not supported")
     write("training_dropout.onnx", model([n("Dropout", ["x", "", "train"], ["y"], name="drop")], [f32("x", [2])], [f32("y", [2])],
