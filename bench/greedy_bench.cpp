@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     Stepper* last = nullptr;
     std::vector<std::unique_ptr<Stepper>> keep;
     for (int rep = 0; rep < 3; ++rep) {
-      keep.push_back(std::make_unique<Stepper>(g, std::nullopt, false));
+      keep.push_back(std::make_unique<Stepper>(g, std::nullopt, false, 1, /*recordCosts=*/false));
       auto t0 = std::chrono::steady_clock::now();
       r = runGreedy(*keep.back());
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

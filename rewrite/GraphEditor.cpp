@@ -1,7 +1,29 @@
 // The edit log. Ids are stable: an undone add stays as an erased tombstone and a redo revives it.
 #include "rewrite/GraphEditor.h"
 
+#include <algorithm>
+
 namespace gir {
+
+namespace {
+void insertSorted(std::vector<NodeId>& v, NodeId id) {
+  auto it = std::lower_bound(v.begin(), v.end(), id);
+  if (it == v.end() || *it != id) v.insert(it, id);
+}
+void removeAll(std::vector<NodeId>& v, NodeId id) { v.erase(std::remove(v.begin(), v.end(), id), v.end()); }
+}  // namespace
+
+void GraphEditor::unlink(NodeId id, const Node& n) {
+  if (!ud_ || n.erased) return;
+  for (SliceId s : n.inputs) { removeAll(ud_->readers[s.value], id); touched_.insert(g_.slice(s).buffer); }
+  for (SliceId s : n.outputs) { removeAll(ud_->writers[s.value], id); touched_.insert(g_.slice(s).buffer); }
+}
+
+void GraphEditor::link(NodeId id, const Node& n) {
+  if (!ud_ || n.erased) return;
+  for (SliceId s : n.inputs) { insertSorted(ud_->readers[s.value], id); touched_.insert(g_.slice(s).buffer); }
+  for (SliceId s : n.outputs) { insertSorted(ud_->writers[s.value], id); touched_.insert(g_.slice(s).buffer); }
+}
 
 NodeId GraphEditor::addNode(Node n) {
   Node placeholder = n;
@@ -12,6 +34,8 @@ NodeId GraphEditor::addNode(Node n) {
 }
 
 void GraphEditor::replaceNode(NodeId id, Node n) {
+  unlink(id, g_.node(id));
+  link(id, n);
   edits_.push_back(Edit{Edit::Entity::Node, id.value, g_.node(id), n});
   g_.node(id) = std::move(n);
   ++g_.editVersion;
@@ -27,6 +51,13 @@ SliceId GraphEditor::addSlice(MemorySlice s) {
   MemorySlice placeholder = s;
   placeholder.erased = true;
   SliceId id = g_.addSlice(placeholder);
+  if (ud_) {
+    ud_->writers.resize(g_.slices().size());
+    ud_->readers.resize(g_.slices().size());
+    ud_->memoryWriters.resize(g_.slices().size());
+    if (ud_->slicesOfBuffer.size() <= s.buffer.value) ud_->slicesOfBuffer.resize(s.buffer.value + 1);
+    ud_->slicesOfBuffer[s.buffer.value].push_back(id);
+  }
   edits_.push_back(Edit{Edit::Entity::Slice, id.value, placeholder, s});
   g_.slice(id) = std::move(s);
   ++g_.editVersion;
@@ -37,6 +68,7 @@ void GraphEditor::eraseSlice(SliceId id) {
   MemorySlice s = g_.slice(id);
   s.erased = true;
   edits_.push_back(Edit{Edit::Entity::Slice, id.value, g_.slice(id), s});
+  touched_.insert(s.buffer);
   g_.slice(id) = std::move(s);
   ++g_.editVersion;
 }
@@ -45,28 +77,33 @@ BufferId GraphEditor::addBuffer(Buffer b) {
   Buffer placeholder = b;
   placeholder.erased = true;
   BufferId id = g_.addBuffer(placeholder);
+  if (ud_) ud_->slicesOfBuffer.resize(g_.buffers().size());
   replaceBuffer(id, std::move(b));
   return id;
 }
 
 void GraphEditor::replaceBuffer(BufferId id, Buffer b) {
   edits_.push_back(Edit{Edit::Entity::Buffer, id.value, g_.buffer(id), b});
+  touched_.insert(id);
   g_.buffer(id) = std::move(b);
   ++g_.editVersion;
 }
 
-void GraphEditor::replaceReads(SliceId from, SliceId to) {
-  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
-    const Node& n = g_.nodes()[i];
+void GraphEditor::replaceReads(SliceId from, SliceId to, const std::vector<NodeId>& readers) {
+  for (NodeId r : readers) {
+    const Node& n = g_.node(r);
     if (n.erased) continue;
-    bool reads = false;
-    for (SliceId s : n.inputs) reads |= s == from;
-    if (!reads) continue;
     Node copy = n;
     for (SliceId& s : copy.inputs)
       if (s == from) s = to;
-    replaceNode(NodeId(i), std::move(copy));
+    replaceNode(r, std::move(copy));
   }
+}
+
+std::vector<Edit> GraphEditor::takeEdits() {
+  if (ud_)
+    for (BufferId b : touched_) refreshMemoryWriters(g_, *ud_, b);
+  return std::move(edits_);
 }
 
 namespace {

@@ -1,7 +1,9 @@
 // Every IR edit goes through a GraphEditor, which logs before/after copies so a step can be undone,
-// redone and replayed (style.md: MLIR's rewriter, egg's explanations).
+// redone and replayed (style.md: MLIR's rewriter, egg's explanations). Given a UseDef, it keeps it
+// up to date edit by edit, so a driver never recomputes it over the whole graph.
 #pragma once
 
+#include <set>
 #include <variant>
 #include <vector>
 
@@ -18,7 +20,7 @@ struct Edit {
 
 class GraphEditor {
  public:
-  explicit GraphEditor(Graph& g) : g_(g) {}
+  explicit GraphEditor(Graph& g, UseDef* useDef = nullptr) : g_(g), ud_(useDef) {}
 
   NodeId addNode(Node n);
   void replaceNode(NodeId id, Node n);
@@ -27,15 +29,22 @@ class GraphEditor {
   void eraseSlice(SliceId id);
   BufferId addBuffer(Buffer b);
   void replaceBuffer(BufferId id, Buffer b);
-  // Rewires every live node that reads `from` to read `to` instead.
-  void replaceReads(SliceId from, SliceId to);
+  // Rewires the given readers of `from` to read `to` instead.
+  void replaceReads(SliceId from, SliceId to, const std::vector<NodeId>& readers);
 
   Graph& graph() { return g_; }
-  std::vector<Edit> takeEdits() { return std::move(edits_); }
+  // The edit log; also brings the UseDef's memory-read facts up to date for the touched buffers.
+  std::vector<Edit> takeEdits();
+  const std::set<BufferId>& touchedBuffers() const { return touched_; }
 
  private:
+  void unlink(NodeId id, const Node& n);
+  void link(NodeId id, const Node& n);
+
   Graph& g_;
+  UseDef* ud_;
   std::vector<Edit> edits_;
+  std::set<BufferId> touched_;
 };
 
 // Applies the edits' "after" (redo) or, in reverse order, their "before" (undo).

@@ -1,7 +1,11 @@
-// Algorithm 1 over the step API.
+// Algorithm 1 over the step API, with a worklist: after a step only the nodes around what it changed
+// are matched again (MLIR's greedy driver), so a run is about linear in the graph.
 #include "rewrite/GreedyOptimizer.h"
 
+#include <algorithm>
+#include <deque>
 #include <random>
+#include <set>
 
 namespace gir {
 
@@ -16,32 +20,94 @@ std::string_view stopReasonName(StopReason r) {
 
 namespace {
 
-// Applies sites of `names` (in order of the list) until none matches; returns false on failure.
-bool exhaust(Stepper& st, const std::vector<std::string_view>& names, const GreedyOptions& opt, std::mt19937_64& rng,
-             GreedyResult& res, bool& applied) {
-  for (;;) {
-    bool any = false;
-    for (auto name : names) {
-      const RewriteRule* rule = findRule(st.rules(), name);
-      auto sites = rule->match(st.graph());
+class Worklist {
+ public:
+  void push(NodeId n) {
+    if (n.value >= queued_.size()) queued_.resize(n.value + 1, false);
+    if (queued_[n.value]) return;
+    queued_[n.value] = true;
+    items_.push_back(n);
+  }
+  bool empty() const { return items_.empty(); }
+  NodeId pop() {
+    NodeId n = items_.front();
+    items_.pop_front();
+    queued_[n.value] = false;
+    return n;
+  }
+  void shuffle(std::mt19937_64& rng) { std::shuffle(items_.begin(), items_.end(), rng); }
+
+ private:
+  std::deque<NodeId> items_;
+  std::vector<bool> queued_;
+};
+
+// Nodes whose sites may have changed: the edited nodes and every node touching a buffer they touch.
+void pushAffected(const Stepper& st, const StepRecord& rec, Worklist& wl) {
+  const Graph& g = st.graph();
+  const UseDef& ud = st.useDef();
+  std::set<BufferId> buffers;
+  auto note = [&](const Node& n) {
+    for (SliceId s : n.inputs) buffers.insert(g.slice(s).buffer);
+    for (SliceId s : n.outputs) buffers.insert(g.slice(s).buffer);
+  };
+  for (const Edit& e : rec.edits) {
+    if (e.entity == Edit::Entity::Buffer) buffers.insert(BufferId(e.id));
+    if (e.entity != Edit::Entity::Node) continue;
+    note(std::get<Node>(e.before));
+    note(std::get<Node>(e.after));
+    if (!g.node(NodeId(e.id)).erased) wl.push(NodeId(e.id));
+  }
+  for (BufferId b : buffers)
+    for (SliceId s : ud.slicesOfBuffer[b.value]) {
+      for (NodeId n : ud.writers[s.value]) wl.push(n);
+      for (NodeId n : ud.readers[s.value]) wl.push(n);
+    }
+}
+
+// The site's index among all the rule's sites (what `gir opt --rule R --site N` and traces name).
+size_t fullIndex(const Stepper& st, const RewriteRule& rule, const Site& site) {
+  auto all = rule.match(st.graph(), st.useDef());
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].key() == site.key()) return i;
+  return 0;
+}
+
+// Applies the phase's rules until none matches anywhere; `applied` tells whether any step ran.
+bool runPhase(Stepper& st, const std::vector<std::string_view>& names, const GreedyOptions& opt, std::mt19937_64& rng,
+              GreedyResult& res, bool& applied) {
+  std::vector<const RewriteRule*> rules;
+  for (auto n : names) rules.push_back(findRule(st.rules(), n));
+  Worklist wl;
+  for (uint32_t i = 0; i < st.graph().nodes().size(); ++i)
+    if (!st.graph().nodes()[i].erased) wl.push(NodeId(i));
+  if (opt.randomSiteOrder) wl.shuffle(rng);
+  std::vector<Site> sites;
+  while (!wl.empty()) {
+    NodeId anchor = wl.pop();
+    if (st.graph().node(anchor).erased) continue;
+    for (const RewriteRule* rule : rules) {
+      sites.clear();
+      rule->matchAt(st.graph(), st.useDef(), anchor, sites);
       if (sites.empty()) continue;
       if (res.steps >= opt.maxSteps) {
         res.stop = StopReason::StepLimit;
         return false;
       }
       size_t pick = opt.randomSiteOrder ? std::uniform_int_distribution<size_t>(0, sites.size() - 1)(rng) : 0;
-      auto rec = st.applySite(*rule, sites[pick], pick);
-      if (!rec) {
+      size_t index = st.checked() ? fullIndex(st, *rule, sites[pick]) : pick;
+      if (auto done = st.applySiteInPlace(*rule, sites[pick], index); !done) {
         res.stop = StopReason::StepFailed;
-        res.failure = rec.error().str();
+        res.failure = done.error().str();
         return false;
       }
       ++res.steps;
-      any = applied = true;
-      break;  // re-match from the first rule of the phase: earlier rules may have new sites
+      applied = true;
+      pushAffected(st, st.history().back(), wl);
+      break;
     }
-    if (!any) return true;
   }
+  return true;
 }
 
 }  // namespace
@@ -50,11 +116,10 @@ GreedyResult runGreedy(Stepper& st, const GreedyOptions& opt) {
   GreedyResult res;
   std::mt19937_64 rng(opt.seed);
   for (;;) {
-    bool applied = false;
-    if (!exhaust(st, {"sync-insertion"}, opt, rng, res, applied)) return res;
-    if (!exhaust(st, {"swap"}, opt, rng, res, applied)) return res;
-    bool merged = false;
-    if (!exhaust(st, {"merge-raw", "merge-rar", "dead-store"}, opt, rng, res, merged)) return res;
+    bool applied = false, merged = false;
+    if (!runPhase(st, {"sync-insertion"}, opt, rng, res, applied)) return res;
+    if (!runPhase(st, {"swap"}, opt, rng, res, applied)) return res;
+    if (!runPhase(st, {"merge-raw", "merge-rar", "dead-store"}, opt, rng, res, merged)) return res;
     if (!merged) return res;
   }
 }

@@ -10,7 +10,7 @@ namespace gir {
 class MergeRaw : public RewriteRule {
  public:
   std::string_view name() const override { return "merge-raw"; }
-  std::vector<Site> match(const Graph& g) const override;
+  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 };
@@ -18,7 +18,7 @@ class MergeRaw : public RewriteRule {
 class MergeRar : public RewriteRule {
  public:
   std::string_view name() const override { return "merge-rar"; }
-  std::vector<Site> match(const Graph& g) const override;
+  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 };
@@ -26,7 +26,7 @@ class MergeRar : public RewriteRule {
 class DeadStore : public RewriteRule {
  public:
   std::string_view name() const override { return "dead-store"; }
-  std::vector<Site> match(const Graph& g) const override;
+  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 };

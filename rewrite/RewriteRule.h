@@ -23,6 +23,8 @@ struct Site {
   std::string level;              // sync-insertion: the level to promote to ("" = stay)
   int variant = 0;                // rule-specific sub-case
   uint64_t graphVersion = 0;      // the graph's editVersion when matched; apply rejects stale sites
+  std::vector<NodeId> rewire;     // readers apply redirects (so apply needs no use-def facts)
+  std::vector<SliceId> eraseSlices;  // slices left unused after apply
   std::string key() const;        // stable text identifying the site ("n3,n5|s4"), for traces
 };
 
@@ -30,9 +32,16 @@ class RewriteRule {
  public:
   virtual ~RewriteRule() = default;
   virtual std::string_view name() const = 0;
-  virtual std::vector<Site> match(const Graph& g) const = 0;  // pure; deterministic order
+  // Sites anchored at one node (the sync, the first movement, the elementwise op, the dead node).
+  // A site depends only on its anchor's neighbourhood and the buffers it touches, which is what lets
+  // the greedy driver re-match only around what a step changed.
+  virtual void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const = 0;
   virtual Status apply(GraphEditor& editor, const Site& site) const = 0;
   virtual std::string explain(const Graph& g, const Site& site) const = 0;
+
+  // All sites, anchors in id order: pure and deterministic.
+  std::vector<Site> match(const Graph& g) const;
+  std::vector<Site> match(const Graph& g, const UseDef& ud) const;
 };
 
 // Every rule, in the greedy optimizer's order; no static registration (style.md).

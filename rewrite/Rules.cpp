@@ -22,6 +22,15 @@ const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rul
   return nullptr;
 }
 
+std::vector<Site> RewriteRule::match(const Graph& g) const { return match(g, computeUseDef(g)); }
+
+std::vector<Site> RewriteRule::match(const Graph& g, const UseDef& ud) const {
+  std::vector<Site> out;
+  for (uint32_t i = 0; i < g.nodes().size(); ++i)
+    if (!g.nodes()[i].erased) matchAt(g, ud, NodeId(i), out);
+  return out;
+}
+
 std::string Site::key() const {
   std::string k;
   for (NodeId n : nodes) k += (k.empty() ? "n" : ",n") + std::to_string(n.value);

@@ -5,12 +5,13 @@
 #include <unordered_map>
 
 #include "core/gir/Interpreter.h"
+#include "rewrite/UnitRanges.h"
 
 namespace gir {
 
 std::vector<int64_t> writerUnits(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written) {
   std::vector<int64_t> writer(static_cast<size_t>(g.buffer(buffer).numel()), -1);
-  std::vector<int64_t> elems;
+  thread_local std::vector<int64_t> elems;
   for (SliceId s : written) {
     for (NodeId w : ud.writers[s.value]) {
       UnitDomain d = g.domainOf(g.node(w));
@@ -33,42 +34,56 @@ int64_t instanceOf(const Graph& g, Scope scope, int64_t unit) {
   return 0;
 }
 
-bool staysWithinScope(const Graph& g, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) {
-  std::vector<int64_t> owner(static_cast<size_t>(g.buffer(buffer).numel()), -1);
-  std::unordered_map<int64_t, int64_t> perInstance;
-  std::vector<int64_t> elems;
-  for (const Node& n : g.nodes()) {
-    if (n.erased || n.isSync()) continue;
-    UnitDomain d = g.domainOf(n);
-    for (const auto* list : {&n.inputs, &n.outputs})
-      for (SliceId s : *list) {
-        if (g.slice(s).buffer != buffer) continue;
-        for (int64_t u = d.begin; u < d.end; ++u) {
-          int64_t inst = instanceOf(g, scope, u);
-          sliceElements(g.slice(s), u, elems);
-          for (int64_t e : elems) {
-            if (owner[e] < 0) { owner[e] = inst; ++perInstance[inst]; }
-            else if (owner[e] != inst) return false;
-          }
-        }
+bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) {
+  bool stays = false;
+  if (staysWithinScopeByRanges(g, ud, buffer, scope, stays, maxElementsPerInstance)) return stays;
+  // Scratch reused across calls: this runs for every sync-insertion candidate.
+  thread_local std::vector<int64_t> owner, perInstance, elems;
+  owner.assign(static_cast<size_t>(g.buffer(buffer).numel()), -1);
+  perInstance.assign(static_cast<size_t>(g.units), 0);
+  auto visit = [&](SliceId s, NodeId n) {
+    const Node& node = g.node(n);
+    if (node.isSync()) return true;
+    UnitDomain d = g.domainOf(node);
+    for (int64_t u = d.begin; u < d.end; ++u) {
+      int64_t inst = instanceOf(g, scope, u);
+      sliceElements(g.slice(s), u, elems);
+      for (int64_t e : elems) {
+        if (owner[e] < 0) { owner[e] = inst; ++perInstance[inst]; }
+        else if (owner[e] != inst) return false;
       }
-  }
+    }
+    return true;
+  };
+  if (buffer.value < ud.slicesOfBuffer.size())
+    for (SliceId s : ud.slicesOfBuffer[buffer.value]) {
+      if (g.slice(s).erased) continue;
+      for (NodeId n : ud.writers[s.value]) if (!visit(s, n)) return false;
+      for (NodeId n : ud.readers[s.value]) if (!visit(s, n)) return false;
+    }
   maxElementsPerInstance = 0;
-  for (auto [inst, count] : perInstance) maxElementsPerInstance = std::max(maxElementsPerInstance, count);
+  for (int64_t count : perInstance) maxElementsPerInstance = std::max(maxElementsPerInstance, count);
   return true;
 }
 
-int64_t levelUsagePerInstance(const Graph& g, const std::string& level, BufferId skip) {
+int64_t levelUsagePerInstance(const Graph& g, const UseDef& ud, const std::string& level, BufferId skip) {
   const LevelDecl* l = g.level(level);
   if (!l) return 0;
   int64_t total = 0;
   for (uint32_t b = 0; b < g.buffers().size(); ++b) {
     if (g.buffers()[b].erased || g.buffers()[b].level != level || BufferId(b) == skip) continue;
     int64_t maxElems = 0;
-    if (staysWithinScope(g, BufferId(b), l->scope, maxElems)) total += maxElems * 4;
+    if (staysWithinScope(g, ud, BufferId(b), l->scope, maxElems)) total += maxElems * 4;
     else total += g.buffers()[b].numel() * 4;
   }
   return total;
+}
+
+bool readThroughMemory(const UseDef& ud, BufferId b) {
+  if (b.value >= ud.slicesOfBuffer.size()) return false;
+  for (SliceId s : ud.slicesOfBuffer[b.value])
+    if (!ud.memoryWriters[s.value].empty()) return true;
+  return false;
 }
 
 bool domainWithin(const UnitDomain& inner, const UnitDomain& outer) {

@@ -16,10 +16,13 @@ int64_t instanceOf(const Graph& g, Scope scope, int64_t unit);
 
 // True when every element of `buffer` is touched (by any non-sync node) by units of one instance of `scope`.
 // Fills `maxElementsPerInstance` with the largest number of elements one instance touches.
-bool staysWithinScope(const Graph& g, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
+bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
 
 // Bytes one instance of level `level` already holds (upper bound: per-buffer maxima summed), except `skip`.
-int64_t levelUsagePerInstance(const Graph& g, const std::string& level, BufferId skip);
+int64_t levelUsagePerInstance(const Graph& g, const UseDef& ud, const std::string& level, BufferId skip);
+
+// Some slice of this buffer is read through memory (its values come from writes to other slices).
+bool readThroughMemory(const UseDef& ud, BufferId b);
 
 bool domainWithin(const UnitDomain& inner, const UnitDomain& outer);
 

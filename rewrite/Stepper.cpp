@@ -2,6 +2,8 @@
 // and catch a rule that said it applied but changed nothing).
 #include "rewrite/Stepper.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/gir/Printer.h"
@@ -9,8 +11,9 @@
 
 namespace gir {
 
-Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t seed)
-    : graph_(std::move(g)), hw_(std::move(hw)), checked_(checked), rules_(allRules()) {
+Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t seed, bool recordCosts)
+    : graph_(std::move(g)), ud_(computeUseDef(graph_)), hw_(std::move(hw)), checked_(checked), recordCosts_(recordCosts),
+      rules_(allRules()) {
   if (!checked_) return;
   inputs_ = randomInputs(graph_, seed);
   auto out = interpret(graph_, inputs_);
@@ -30,7 +33,7 @@ std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
   std::vector<Candidate> out;
   GraphCost now = cost();
   for (const auto& rule : rules_) {
-    auto sites = rule->match(graph_);
+    auto sites = rule->match(graph_, ud_);
     for (size_t i = 0; i < sites.size(); ++i) {
       Candidate c{rule.get(), sites[i], i, rule->explain(graph_, sites[i]), 0, 0};
       if (withPrediction) {
@@ -51,7 +54,7 @@ std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
 Expected<StepRecord> Stepper::apply(const std::string& ruleName, size_t index) {
   const RewriteRule* rule = findRule(rules_, ruleName);
   if (!rule) return makeError("unknown rule '" + ruleName + "' (rules: sync-insertion, swap, merge-raw, merge-rar, dead-store)");
-  auto sites = rule->match(graph_);
+  auto sites = rule->match(graph_, ud_);
   if (index >= sites.size())
     return makeError("rule '" + ruleName + "' has " + std::to_string(sites.size()) + " site(s); there is no site " + std::to_string(index));
   return applySite(*rule, sites[index], index);
@@ -70,6 +73,11 @@ void classifyNodeEdits(StepRecord& rec) {
 }  // namespace
 
 Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& site, size_t index) {
+  if (auto st = applySiteInPlace(rule, site, index); !st) return st.takeError();
+  return history_.back();
+}
+
+Status Stepper::applySiteInPlace(const RewriteRule& rule, const Site& site, size_t index) {
   if (site.graphVersion != graph_.editVersion)
     return makeError("stale site " + site.key() + " for rule '" + std::string(rule.name()) + "': the graph changed since it was matched");
   StepRecord rec;
@@ -77,9 +85,9 @@ Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& sit
   rec.siteIndex = index;
   rec.siteKey = site.key();
   rec.explanation = rule.explain(graph_, site);
-  rec.costBefore = cost();
+  if (recordCosts_) rec.costBefore = cost();
   std::string before = checked_ ? printGraph(graph_) : std::string();
-  GraphEditor ed(graph_);
+  GraphEditor ed(graph_, &ud_);
   Status st = rule.apply(ed, site);
   rec.edits = ed.takeEdits();
   std::string context = "rule '" + rec.rule + "' at site " + std::to_string(index) + " (" + rec.siteKey + ")";
@@ -87,26 +95,29 @@ Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& sit
   if (st && checked_) st = verifyNow(context);
   if (!st) {
     undoEdits(graph_, rec.edits);
+    ud_ = computeUseDef(graph_);
     return st.takeError();
   }
   rec.verified = checked_;
-  rec.costAfter = cost();
+  if (recordCosts_) rec.costAfter = cost();
   classifyNodeEdits(rec);
   history_.resize(position_);
-  history_.push_back(rec);
+  history_.push_back(std::move(rec));
   ++position_;
-  return rec;
+  return success();
 }
 
 bool Stepper::undo() {
   if (position_ == 0) return false;
   undoEdits(graph_, history_[--position_].edits);
+  ud_ = computeUseDef(graph_);
   return true;
 }
 
 bool Stepper::redo() {
   if (position_ == history_.size()) return false;
   redoEdits(graph_, history_[position_++].edits);
+  ud_ = computeUseDef(graph_);
   return true;
 }
 
@@ -141,10 +152,14 @@ Status replayTrace(Stepper& stepper, const std::string& text, const std::string&
     if (!rule) return makeError("unknown rule '" + s["rule"].get<std::string>() + "'", SourceLocation{file, 0, 0, where});
     auto sites = stepper.sitesOf(*rule);
     size_t idx = s["site"].get<size_t>();
+    if (s.contains("key") && s["key"].is_string()) {  // the key decides; the index is a hint
+      auto it = std::find_if(sites.begin(), sites.end(), [&](const Site& x) { return x.key() == s["key"].get<std::string>(); });
+      if (it == sites.end())
+        return makeError("no site " + s["key"].get<std::string>() + " of rule '" + std::string(rule->name()) + "' here",
+                         SourceLocation{file, 0, 0, where});
+      idx = static_cast<size_t>(it - sites.begin());
+    }
     if (idx >= sites.size()) return makeError("the rule has no site " + std::to_string(idx) + " here", SourceLocation{file, 0, 0, where});
-    if (s.contains("key") && s["key"].is_string() && s["key"].get<std::string>() != sites[idx].key())
-      return makeError("site " + std::to_string(idx) + " is " + sites[idx].key() + " here but the trace recorded " + s["key"].get<std::string>(),
-                       SourceLocation{file, 0, 0, where});
     auto rec = stepper.applySite(*rule, sites[idx], idx);
     if (!rec) return makeError(rec.error().message, SourceLocation{file, 0, 0, where});
   }

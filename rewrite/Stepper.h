@@ -39,17 +39,23 @@ struct Candidate {
 class Stepper {
  public:
   // `hw` may be null (cost then counts bytes, syncs and kernels only). checked: verify every step.
-  Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t seed = 1);
+  // recordCosts: fill each StepRecord's cost before/after (a pass over the graph per step; bulk
+  // greedy runs on big graphs turn it off and read the cost once at the end).
+  Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t seed = 1, bool recordCosts = true);
 
   const Graph& graph() const { return graph_; }
+  const UseDef& useDef() const { return ud_; }
+  bool checked() const { return checked_; }
   const std::vector<std::unique_ptr<RewriteRule>>& rules() const { return rules_; }
   GraphCost cost() const { return computeCost(graph_, hw_ ? &*hw_ : nullptr); }
 
   std::vector<Candidate> candidates(bool withPrediction = true) const;
-  std::vector<Site> sitesOf(const RewriteRule& rule) const { return rule.match(graph_); }
+  std::vector<Site> sitesOf(const RewriteRule& rule) const { return rule.match(graph_, ud_); }
   // Applies site `index` of rule `name`; fails (graph unchanged) when stale, unknown, or it breaks validity.
   Expected<StepRecord> apply(const std::string& ruleName, size_t index);
   Expected<StepRecord> applySite(const RewriteRule& rule, const Site& site, size_t index);
+  // The same, leaving the record only in history() (no copy; for drivers that run many steps).
+  Status applySiteInPlace(const RewriteRule& rule, const Site& site, size_t index);
   bool undo();
   bool redo();
   const std::vector<StepRecord>& history() const { return history_; }
@@ -60,8 +66,10 @@ class Stepper {
 
  private:
   Graph graph_;
+  UseDef ud_;  // kept current by every edit; rebuilt after undo/redo
   std::optional<HardwareDesc> hw_;
   bool checked_;
+  bool recordCosts_;
   std::vector<std::unique_ptr<RewriteRule>> rules_;
   TensorMap inputs_, reference_;
   std::vector<StepRecord> history_;

@@ -37,9 +37,8 @@ bool matchAcrossSync(const Graph& g, const UseDef& ud, NodeId e, Site& site) {
   if (onB != 1 || outOnB != 1 || ud.writers[s1.value].size() != 1 || ud.readers[s1.value].size() != 1) return false;
   NodeId w = ud.writers[s1.value][0];
   if (!g.node(w).isMove()) return false;
-  for (size_t i = 0; i < g.slices().size(); ++i)  // nothing else touches the buffer
-    if (!g.slices()[i].erased && g.slices()[i].buffer == b && SliceId(i) != s1 && SliceId(i) != s2 &&
-        (!ud.readers[i].empty() || !ud.writers[i].empty()))
+  for (SliceId t : ud.slicesOfBuffer[b.value])  // nothing else touches the buffer
+    if (!g.slice(t).erased && t != s1 && t != s2 && (!ud.readers[t.value].empty() || !ud.writers[t.value].empty()))
       return false;
   site.nodes = {e, sId, w};
   site.variant = 0;
@@ -81,16 +80,11 @@ bool Swap::commutesWithReduce(const ElementwisePayload& ew, ReduceOp r) {
   return false;
 }
 
-std::vector<Site> Swap::match(const Graph& g) const {
-  std::vector<Site> sites;
-  UseDef ud = computeUseDef(g);
-  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
-    const Node& n = g.nodes()[i];
-    if (n.erased || !isUnaryElementwise(n)) continue;
-    Site site{std::string(name()), {}, {}, {}, Scope::Lane, "", 0, g.editVersion};
-    if (matchAcrossSync(g, ud, NodeId(i), site) || matchAcrossProducer(g, ud, NodeId(i), site)) sites.push_back(site);
-  }
-  return sites;
+void Swap::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+  const Node& n = g.node(anchor);
+  if (n.erased || !isUnaryElementwise(n)) return;
+  Site site{std::string(name()), {}, {}, {}, Scope::Lane, "", 0, g.editVersion, {}, {}};
+  if (matchAcrossSync(g, ud, anchor, site) || matchAcrossProducer(g, ud, anchor, site)) sites.push_back(site);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "core/gir/Interpreter.h"
 #include "rewrite/SliceAnalysis.h"
+#include "rewrite/UnitRanges.h"
 
 namespace gir {
 
@@ -37,15 +38,15 @@ const LevelDecl* firstLevelWithScope(const Graph& g, Scope s) {
 }
 
 // The level to promote `b` to for an exchange of scope `s`, or "" to stay where it is.
-std::string promotionLevel(const Graph& g, BufferId b, Scope s) {
+std::string promotionLevel(const Graph& g, const UseDef& ud, BufferId b, Scope s) {
   const Buffer& buf = g.buffer(b);
   if (buf.role != BufferRole::Temp || s == Scope::Device) return "";
   const LevelDecl* target = firstLevelWithScope(g, s == Scope::Lane ? Scope::Unit : s);
   const LevelDecl* current = g.level(buf.level);
   if (!target || !current || target->name == current->name || !scopeCovers(current->scope, target->scope)) return "";
   int64_t maxElems = 0;
-  if (!staysWithinScope(g, b, target->scope, maxElems)) return "";
-  if (target->capacityBytes > 0 && maxElems * 4 + levelUsagePerInstance(g, target->name, b) > target->capacityBytes) return "";
+  if (!staysWithinScope(g, ud, b, target->scope, maxElems)) return "";
+  if (target->capacityBytes > 0 && maxElems * 4 + levelUsagePerInstance(g, ud, target->name, b) > target->capacityBytes) return "";
   return target->name;
 }
 
@@ -55,9 +56,14 @@ std::optional<Scope> SyncInsertion::neededScope(const Graph& g, const UseDef& ud
   const Node& s = g.node(sync);
   auto in = slicesOn(g, s.inputs, b), out = slicesOn(g, s.outputs, b);
   if (isLaneExchange(g, ud, in, out)) return Scope::Lane;
+  for (SliceId o : out)
+    for (NodeId r : ud.readers[o.value])
+      if (g.node(r).isSync()) return Scope::Device;  // a chain of syncs: leave it to the later one
+  std::optional<Scope> byRanges;
+  if (exchangeScopeByRanges(g, ud, in, out, byRanges)) return byRanges;
   std::vector<int64_t> writer = writerUnits(g, ud, b, in);
   Scope needed = Scope::Unit;
-  std::vector<int64_t> elems;
+  thread_local std::vector<int64_t> elems;
   for (SliceId o : out)
     for (NodeId r : ud.readers[o.value]) {
       if (g.node(r).isSync()) return Scope::Device;  // a chain of syncs: leave it to the later one
@@ -88,25 +94,21 @@ static bool movementsAround(const Graph& g, const UseDef& ud, const Node& sync, 
   return true;
 }
 
-std::vector<Site> SyncInsertion::match(const Graph& g) const {
-  std::vector<Site> sites;
-  UseDef ud = computeUseDef(g);
-  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
-    const Node& n = g.nodes()[i];
-    if (n.erased || !n.isSync()) continue;
-    std::set<BufferId> buffers;
-    for (SliceId s : n.inputs) buffers.insert(g.slice(s).buffer);
-    for (BufferId b : buffers) {
-      if (slicesOn(g, n.outputs, b).empty() || g.buffer(b).role == BufferRole::Input) continue;
-      if (!movementsAround(g, ud, n, b)) continue;
-      auto scope = neededScope(g, ud, NodeId(i), b);
-      if (!scope || *scope >= n.syncScope()) continue;
-      Site site{std::string(name()), {NodeId(i)}, {}, b, *scope, promotionLevel(g, b, *scope), 0, g.editVersion};
-      // Lane without promotion would leave per-unit data in a shared level with no sync: still exact.
-      sites.push_back(std::move(site));
-    }
+void SyncInsertion::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+  const Node& n = g.node(anchor);
+  if (n.erased || !n.isSync()) return;
+  std::set<BufferId> buffers;
+  for (SliceId s : n.inputs) buffers.insert(g.slice(s).buffer);
+  for (BufferId b : buffers) {
+    auto out = slicesOn(g, n.outputs, b);
+    if (out.empty() || g.buffer(b).role == BufferRole::Input) continue;
+    if (!movementsAround(g, ud, n, b)) continue;
+    auto scope = neededScope(g, ud, anchor, b);
+    if (!scope || *scope >= n.syncScope()) continue;
+    Site site{std::string(name()), {anchor}, {}, b, *scope, promotionLevel(g, ud, b, *scope), 0, g.editVersion, {}, {}};
+    if (*scope == Scope::Lane) site.rewire = ud.readers[out[0].value];
+    sites.push_back(std::move(site));
   }
-  return sites;
 }
 
 Status SyncInsertion::apply(GraphEditor& ed, const Site& site) const {
@@ -128,7 +130,7 @@ Status SyncInsertion::apply(GraphEditor& ed, const Site& site) const {
   if (rest.inputs.empty() || rest.outputs.empty()) ed.eraseNode(syncId);
   else ed.replaceNode(syncId, std::move(rest));
   if (site.scope == Scope::Lane) {
-    ed.replaceReads(out[0], in[0]);
+    ed.replaceReads(out[0], in[0], site.rewire);
     ed.eraseSlice(out[0]);
     return success();
   }

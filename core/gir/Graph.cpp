@@ -63,32 +63,32 @@ size_t Graph::liveNodeCount() const {
   return static_cast<size_t>(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.erased; }));
 }
 
-namespace {
-
-void addMemoryWriters(const Graph& g, UseDef& ud) {
-  ud.memoryWriters.resize(g.slices().size());
-  std::vector<std::vector<NodeId>> byBuffer;
-  bool built = false;
-  for (size_t s = 0; s < g.slices().size(); ++s) {
-    const MemorySlice& sl = g.slices()[s];
-    if (sl.erased || !ud.writers[s].empty() || ud.readers[s].empty()) continue;
-    if (g.buffer(sl.buffer).role == BufferRole::Input) continue;
-    if (!built) {  // only graphs that read through memory pay for this index
-      byBuffer.resize(g.buffers().size());
-      for (size_t t = 0; t < g.slices().size(); ++t)
-        for (NodeId w : ud.writers[t]) byBuffer[g.slices()[t].buffer.value].push_back(w);
-      built = true;
-    }
-    ud.memoryWriters[s] = byBuffer[sl.buffer.value];
+void refreshMemoryWriters(const Graph& g, UseDef& ud, BufferId b) {
+  if (ud.memoryWriters.size() < g.slices().size()) ud.memoryWriters.resize(g.slices().size());
+  if (ud.slicesOfBuffer.size() <= b.value) return;
+  const auto& slices = ud.slicesOfBuffer[b.value];
+  std::vector<NodeId> writers;
+  bool any = false;
+  for (SliceId s : slices) {
+    ud.memoryWriters[s.value].clear();
+    const MemorySlice& sl = g.slice(s);
+    any |= !sl.erased && ud.writers[s.value].empty() && !ud.readers[s.value].empty();
   }
+  if (!any || g.buffer(b).role == BufferRole::Input) return;
+  for (SliceId t : slices) writers.insert(writers.end(), ud.writers[t.value].begin(), ud.writers[t.value].end());
+  std::sort(writers.begin(), writers.end());
+  writers.erase(std::unique(writers.begin(), writers.end()), writers.end());
+  for (SliceId s : slices)
+    if (!g.slice(s).erased && ud.writers[s.value].empty() && !ud.readers[s.value].empty()) ud.memoryWriters[s.value] = writers;
 }
-
-}  // namespace
 
 UseDef computeUseDef(const Graph& g) {
   UseDef ud;
   ud.writers.resize(g.slices().size());
   ud.readers.resize(g.slices().size());
+  ud.memoryWriters.resize(g.slices().size());
+  ud.slicesOfBuffer.resize(g.buffers().size());
+  for (uint32_t s = 0; s < g.slices().size(); ++s) ud.slicesOfBuffer[g.slices()[s].buffer.value].push_back(SliceId(s));
   for (uint32_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];
     if (n.erased) continue;
@@ -98,7 +98,8 @@ UseDef computeUseDef(const Graph& g) {
       if (r.empty() || r.back() != NodeId(i)) r.push_back(NodeId(i));
     }
   }
-  addMemoryWriters(g, ud);
+  for (uint32_t b = 0; b < g.buffers().size(); ++b)
+    if (!g.buffers()[b].erased) refreshMemoryWriters(g, ud, BufferId(b));
   return ud;
 }
 

@@ -170,7 +170,10 @@ struct UseDef {
   std::vector<std::vector<NodeId>> writers;        // per slice
   std::vector<std::vector<NodeId>> readers;        // per slice
   std::vector<std::vector<NodeId>> memoryWriters;  // per unwritten, read slice: writers of its buffer
+  std::vector<std::vector<SliceId>> slicesOfBuffer; // per buffer: its slices (erased ones included)
 };
+// Recomputes memoryWriters for the slices of one buffer (after its writers or readers changed).
+void refreshMemoryWriters(const Graph& g, UseDef& ud, BufferId b);
 UseDef computeUseDef(const Graph& g);
 
 // Dependency edges between live nodes: every writer of a slice precedes every reader.

@@ -14,6 +14,12 @@ namespace gir {
 void sliceElements(const MemorySlice& s, int64_t u, std::vector<int64_t>& out) {
   out.clear();
   int64_t n = s.numel();
+  if (s.shape.size() == 1) {  // the common case, without the odometer
+    out.resize(static_cast<size_t>(n));
+    int64_t addr = s.offset.eval(u), stride = s.strides[0];
+    for (int64_t e = 0; e < n; ++e, addr += stride) out[e] = addr;
+    return;
+  }
   out.reserve(static_cast<size_t>(n));
   size_t rank = s.shape.size();
   std::vector<int64_t> idx(rank, 0);

@@ -16,19 +16,14 @@ namespace {
 class SyncInsertionOneTooSmall : public SyncInsertion {
  public:
   std::string_view name() const override { return "sync-insertion-too-small"; }
-  std::vector<Site> match(const Graph& g) const override {
-    std::vector<Site> out;
-    UseDef ud = computeUseDef(g);
-    for (uint32_t i = 0; i < g.nodes().size(); ++i) {
-      const Node& n = g.nodes()[i];
-      if (n.erased || !n.isSync()) continue;
-      BufferId b = g.slice(n.inputs[0]).buffer;
-      auto needed = neededScope(g, ud, NodeId(i), b);
-      if (!needed || *needed <= Scope::Unit) continue;
-      Scope wrong = static_cast<Scope>(static_cast<int>(*needed) - 1);
-      out.push_back(Site{std::string(name()), {NodeId(i)}, {}, b, wrong, "", 0, g.editVersion});
-    }
-    return out;
+  void matchAt(const Graph& g, const UseDef& ud, NodeId i, std::vector<Site>& out) const override {
+    const Node& n = g.node(i);
+    if (n.erased || !n.isSync()) return;
+    BufferId b = g.slice(n.inputs[0]).buffer;
+    auto needed = neededScope(g, ud, i, b);
+    if (!needed || *needed <= Scope::Unit) return;
+    Scope wrong = static_cast<Scope>(static_cast<int>(*needed) - 1);
+    out.push_back(Site{std::string(name()), {i}, {}, b, wrong, "", 0, g.editVersion, {}, {}});
   }
 };
 
@@ -36,12 +31,10 @@ class SyncInsertionOneTooSmall : public SyncInsertion {
 class DeadStoreIgnoringReaders : public DeadStore {
  public:
   std::string_view name() const override { return "dead-store-ignoring-readers"; }
-  std::vector<Site> match(const Graph& g) const override {
-    std::vector<Site> out;
-    for (uint32_t i = 0; i < g.nodes().size(); ++i)
-      if (!g.nodes()[i].erased && g.nodes()[i].isMove() && g.buffer(g.slice(g.nodes()[i].outputs[0]).buffer).role == BufferRole::Temp)
-        out.push_back(Site{std::string(name()), {NodeId(i)}, g.nodes()[i].outputs, {}, Scope::Lane, "", 0, g.editVersion});
-    return out;
+  void matchAt(const Graph& g, const UseDef&, NodeId i, std::vector<Site>& out) const override {
+    const Node& n = g.node(i);
+    if (!n.erased && n.isMove() && g.buffer(g.slice(n.outputs[0]).buffer).role == BufferRole::Temp)
+      out.push_back(Site{std::string(name()), {i}, n.outputs, {}, Scope::Lane, "", 0, g.editVersion, {}, n.outputs});
   }
 };
 

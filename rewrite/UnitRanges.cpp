@@ -1,0 +1,97 @@
+// Sorting per-unit dense runs and sweeping them replaces walking every element.
+#include "rewrite/UnitRanges.h"
+
+#include <algorithm>
+
+#include "rewrite/SliceAnalysis.h"
+
+namespace gir {
+
+bool denseRanges(const MemorySlice& s, const UnitDomain& domain, std::vector<UnitRange>& out) {
+  int64_t n = s.numel();
+  if (s.contiguousWidth() != n) return false;
+  for (size_t d = 0; d < s.shape.size(); ++d)
+    if (s.shape[d] > 1 && s.strides[d] <= 0) return false;
+  for (int64_t u = domain.begin; u < domain.end; ++u) {
+    int64_t b = s.offset.eval(u);
+    out.push_back(UnitRange{b, b + n, u});
+  }
+  return true;
+}
+
+namespace {
+
+// Syncs touch no memory: skipped when `skipSyncs`, otherwise a sync makes the question undecidable here.
+bool collect(const Graph& g, const UseDef& ud, const std::vector<SliceId>& slices, bool writers, std::vector<UnitRange>& out,
+             bool skipSyncs = false) {
+  for (SliceId s : slices)
+    for (NodeId n : (writers ? ud.writers : ud.readers)[s.value]) {
+      if (g.node(n).isSync()) {
+        if (skipSyncs) continue;
+        return false;
+      }
+      if (!denseRanges(g.slice(s), g.domainOf(g.node(n)), out)) return false;
+    }
+  return true;
+}
+
+bool byBegin(const UnitRange& a, const UnitRange& b) { return a.begin < b.begin || (a.begin == b.begin && a.unit < b.unit); }
+
+}  // namespace
+
+bool exchangeScopeByRanges(const Graph& g, const UseDef& ud, const std::vector<SliceId>& in, const std::vector<SliceId>& out,
+                           std::optional<Scope>& scope) {
+  thread_local std::vector<UnitRange> w, r;
+  w.clear();
+  r.clear();
+  if (!collect(g, ud, in, true, w) || !collect(g, ud, out, false, r)) return false;
+  std::sort(w.begin(), w.end(), byBegin);
+  for (size_t i = 1; i < w.size(); ++i)
+    if (w[i].begin < w[i - 1].end) return false;  // overlapping writes: leave it to the element walk
+  Scope needed = Scope::Unit;
+  for (const UnitRange& rd : r) {
+    auto it = std::upper_bound(w.begin(), w.end(), rd.begin, [](int64_t x, const UnitRange& y) { return x < y.end; });
+    int64_t covered = rd.begin;
+    for (; it != w.end() && it->begin < rd.end; ++it) {
+      if (it->begin > covered) break;  // a gap: an element nobody wrote
+      covered = it->end;
+      if (it->unit == rd.unit) continue;
+      if (g.blockOf(it->unit) != g.blockOf(rd.unit)) { scope = Scope::Device; return true; }
+      needed = Scope::Block;
+    }
+    if (covered < rd.end) { scope = std::nullopt; return true; }
+  }
+  scope = needed;
+  return true;
+}
+
+bool staysWithinScopeByRanges(const Graph& g, const UseDef& ud, BufferId b, Scope scope, bool& stays, int64_t& maxElements) {
+  thread_local std::vector<UnitRange> rs;
+  rs.clear();
+  if (b.value >= ud.slicesOfBuffer.size()) return false;
+  for (SliceId s : ud.slicesOfBuffer[b.value]) {
+    if (g.slice(s).erased) continue;
+    if (!collect(g, ud, {s}, true, rs, true) || !collect(g, ud, {s}, false, rs, true)) return false;
+  }
+  for (auto& x : rs) x.unit = instanceOf(g, scope, x.unit);  // from here on: the instance
+  std::sort(rs.begin(), rs.end(), byBegin);
+  thread_local std::vector<int64_t> perInstance;
+  perInstance.assign(static_cast<size_t>(g.units), 0);
+  stays = true;
+  int64_t curEnd = INT64_MIN, curInst = -1;
+  for (const UnitRange& x : rs) {
+    if (x.begin < curEnd) {  // overlaps the run being merged
+      if (x.unit != curInst) { stays = false; return true; }
+      if (x.end > curEnd) { perInstance[curInst] += x.end - curEnd; curEnd = x.end; }
+      continue;
+    }
+    curInst = x.unit;
+    curEnd = x.end;
+    perInstance[curInst] += x.end - x.begin;
+  }
+  maxElements = 0;
+  for (int64_t c : perInstance) maxElements = std::max(maxElements, c);
+  return true;
+}
+
+}  // namespace gir
