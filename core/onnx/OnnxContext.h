@@ -64,6 +64,7 @@ void addReduceHandlers(HandlerTable& t);
 void addLayoutHandlers(HandlerTable& t);
 void addCompositeLayoutHandlers(HandlerTable& t);
 void addShapeHandlers(HandlerTable& t);
+void addLogicHandlers(HandlerTable& t);
 void addLibraryHandlers(HandlerTable& t);
 const HandlerTable& handlerTable();
 

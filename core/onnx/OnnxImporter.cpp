@@ -289,6 +289,7 @@ const HandlerTable& handlerTable() {
     addLayoutHandlers(t);
     addCompositeLayoutHandlers(t);
     addShapeHandlers(t);
+    addLogicHandlers(t);
     addLibraryHandlers(t);
     return t;
   }();

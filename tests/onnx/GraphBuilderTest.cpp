@@ -130,3 +130,18 @@ TEST_CASE("1-D Conv (strided, padded, dilated, grouped) and 1-D AveragePool matc
   for (size_t i = 0; i < expected->values.size(); ++i)
     CHECK((*out)[0].values[i] == Approx(expected->values[i]).margin(1e-5));
 }
+
+TEST_CASE("masks built from Range and comparisons fold; Where applies them at run time", "[onnx][evaluator]") {
+  // tests/onnx/data/make_mask.py: Range, Unsqueeze, Greater, Not, GreaterOrEqual, And, Equal, Or,
+  // Less, Xor all fold; only the mask broadcast and the Where select remain.
+  auto g = importOnnxFile(test::sourcePath("tests/onnx/data/mask.onnx"));
+  REQUIRE(g.ok());
+  for (const Op& op : g->ops) CHECK((op.kind() == OpKind::Elementwise || op.kind() == OpKind::Broadcast));
+  auto x = loadOnnxTensorFile(test::sourcePath("tests/onnx/data/mask_input.pb"));
+  auto expected = loadOnnxTensorFile(test::sourcePath("tests/onnx/data/mask_output.pb"));
+  REQUIRE(x.ok());
+  REQUIRE(expected.ok());
+  auto out = evaluate(*g, {*x});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].values == expected->values);
+}
