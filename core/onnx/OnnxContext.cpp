@@ -13,10 +13,15 @@ int64_t toInt64(double v) {
   return static_cast<int64_t>(v);
 }
 
+std::string nodeLabel(const onnx::NodeProto& n, int index) {
+  if (n.name().empty()) return "node #" + std::to_string(index) + " (" + n.op_type() + ")";
+  return "node '" + n.name() + "' (" + n.op_type() + ")";
+}
+
 Diagnostic NodeContext::fail(Diagnostic d) const {
   if (d.location.file.empty() && d.location.node.empty()) {
     d.location.file = file_;
-    d.location.node = "node '" + node.name() + "' (" + node.op_type() + ")";
+    d.location.node = nodeLabel(node, nodeIndex_);
   }
   return d;
 }

@@ -16,8 +16,8 @@ namespace gir::compute::onnximpl {
 class NodeContext {
  public:
   NodeContext(GraphBuilder& builder, std::map<std::string, TensorId>& values, const onnx::NodeProto& node,
-              std::string file, int opset)
-      : b(builder), node(node), opset(opset), values_(values), file_(std::move(file)) {}
+              int nodeIndex, std::string file, int opset)
+      : b(builder), node(node), opset(opset), values_(values), nodeIndex_(nodeIndex), file_(std::move(file)) {}
 
   GraphBuilder& b;
   const onnx::NodeProto& node;
@@ -52,8 +52,12 @@ class NodeContext {
   Status checkType(const onnx::AttributeProto& a, onnx::AttributeProto_AttributeType want) const;
 
   std::map<std::string, TensorId>& values_;
+  int nodeIndex_;
   std::string file_;
 };
+
+// "node 'name' (OpType)", or "node #index (OpType)" for an unnamed node.
+std::string nodeLabel(const onnx::NodeProto& n, int index);
 
 using Handler = Status (*)(NodeContext&);
 using HandlerTable = std::map<std::string, Handler, std::less<>>;

@@ -29,7 +29,7 @@ class Importer {
   Status addInitializers();
   Status addInputs();
   Expected<std::vector<int>> orderNodes() const;
-  Status runNode(const onnx::NodeProto& node);
+  Status runNode(const onnx::NodeProto& node, int index);
   Status bindOutputs();
 
   const onnx::ModelProto& model_;
@@ -52,7 +52,6 @@ static std::optional<Dims> declaredDims(const onnx::ValueInfoProto& v) {
   return dims;
 }
 
-static std::string nodeLabel(const onnx::NodeProto& n) { return "node '" + n.name() + "' (" + n.op_type() + ")"; }
 
 Status Importer::checkOpset() {
   for (const auto& o : model_.opset_import())
@@ -65,10 +64,11 @@ Status Importer::checkOpset() {
 }
 
 Status Importer::checkOpsSupported() const {
-  for (const auto& n : model_.graph().node()) {
+  for (int i = 0; i < model_.graph().node_size(); ++i) {
+    const auto& n = model_.graph().node(i);
     bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
     if (!defaultDomain || !handlerTable().count(n.op_type()))
-      return error("unsupported op '" + (defaultDomain ? "" : n.domain() + ".") + n.op_type() + "'", nodeLabel(n));
+      return error("unsupported op '" + (defaultDomain ? "" : n.domain() + ".") + n.op_type() + "'", nodeLabel(n, i));
   }
   return success();
 }
@@ -145,23 +145,23 @@ Expected<std::vector<int>> Importer::orderNodes() const {
     for (const auto& in : nodes[i].input())
       if (!in.empty() && !available.count(in) && !producedSomewhere.count(in))
         return error("input '" + in + "' is not a graph input, an initializer or a node output (missing initializer?)",
-                     nodeLabel(nodes[i]));
-    return error("the graph has a cycle through this node", nodeLabel(nodes[i]));
+                     nodeLabel(nodes[i], i));
+    return error("the graph has a cycle through this node", nodeLabel(nodes[i], i));
   }
   return order;
 }
 
-Status Importer::runNode(const onnx::NodeProto& node) {
+Status Importer::runNode(const onnx::NodeProto& node, int index) {
   for (const auto& o : node.output())
-    if (!o.empty() && values_.count(o)) return error("value '" + o + "' is defined twice", nodeLabel(node));
-  std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(graph_.ops.size()) : node.name();
+    if (!o.empty() && values_.count(o)) return error("value '" + o + "' is defined twice", nodeLabel(node, index));
+  std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
   builder_.setContext(name, node.op_type());
-  NodeContext ctx(builder_, values_, node, file_, opset_);
+  NodeContext ctx(builder_, values_, node, index, file_, opset_);
   Handler handler = handlerTable().find(node.op_type())->second;
   if (auto st = handler(ctx); !st) return st;
   for (int i = 0; i < node.output_size(); ++i)
     if (!node.output(i).empty() && !values_.count(node.output(i)))
-      return error("output " + std::to_string(i) + " ('" + node.output(i) + "') is not supported", nodeLabel(node));
+      return error("output " + std::to_string(i) + " ('" + node.output(i) + "') is not supported", nodeLabel(node, index));
   return success();
 }
 
@@ -190,7 +190,7 @@ Expected<Graph> Importer::run() {
   auto order = orderNodes();
   if (!order) return order.takeError();
   for (int i : *order)
-    if (auto st = runNode(model_.graph().node(i)); !st) return st.takeError();
+    if (auto st = runNode(model_.graph().node(i), i); !st) return st.takeError();
   if (auto st = bindOutputs(); !st) return st.takeError();
   return compactGraph(graph_);
 }
