@@ -57,7 +57,9 @@ int runOpt(const CommandArgs& argv) {
   if (args->hasOption("replay")) {
     auto text = readFile(args->option("replay"));
     if (!text) return reportBadInput(text.error());
-    if (auto r = replayTrace(st, *text, args->option("replay")); !r) {
+    auto steps = parseTrace(*text, args->option("replay"));
+    if (!steps) return reportBadInput(steps.error());
+    if (auto r = replayTrace(st, *steps, args->option("replay")); !r) {
       std::cerr << r.error().str() << "\n";
       code = kExitFinding;
     }

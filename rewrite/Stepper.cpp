@@ -133,7 +133,7 @@ std::string traceToJson(const std::vector<StepRecord>& steps, size_t count) {
   return nlohmann::json{{"gir_trace", 1}, {"steps", arr}}.dump(1) + "\n";
 }
 
-Status replayTrace(Stepper& stepper, const std::string& text, const std::string& file) {
+Expected<std::vector<TraceStep>> parseTrace(const std::string& text, const std::string& file) {
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(text);
@@ -142,28 +142,42 @@ Status replayTrace(Stepper& stepper, const std::string& text, const std::string&
   }
   if (!root.is_object() || !root.contains("steps") || !root["steps"].is_array())
     return makeError("expected {\"gir_trace\": 1, \"steps\": [...]}", SourceLocation{file, 0, 0, ""});
+  std::vector<TraceStep> out;
   const auto& steps = root["steps"];
   for (size_t i = 0; i < steps.size(); ++i) {
     const auto& s = steps[i];
-    std::string where = "steps[" + std::to_string(i) + "]";
     if (!s.is_object() || !s.contains("rule") || !s["rule"].is_string() || !s.contains("site") || !s["site"].is_number_unsigned())
-      return makeError("expected {\"rule\": NAME, \"site\": N}", SourceLocation{file, 0, 0, where});
-    const RewriteRule* rule = findRule(stepper.rules(), s["rule"].get<std::string>());
-    if (!rule) return makeError("unknown rule '" + s["rule"].get<std::string>() + "'", SourceLocation{file, 0, 0, where});
+      return makeError("expected {\"rule\": NAME, \"site\": N}", SourceLocation{file, 0, 0, "steps[" + std::to_string(i) + "]"});
+    TraceStep t{s["rule"].get<std::string>(), s["site"].get<size_t>(), ""};
+    if (s.contains("key") && s["key"].is_string()) t.key = s["key"].get<std::string>();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Status replayTrace(Stepper& stepper, const std::vector<TraceStep>& steps, const std::string& file) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const TraceStep& t = steps[i];
+    SourceLocation where{file, 0, 0, "steps[" + std::to_string(i) + "]"};
+    const RewriteRule* rule = findRule(stepper.rules(), t.rule);
+    if (!rule) return makeError("unknown rule '" + t.rule + "'", where);
     auto sites = stepper.sitesOf(*rule);
-    size_t idx = s["site"].get<size_t>();
-    if (s.contains("key") && s["key"].is_string()) {  // the key decides; the index is a hint
-      auto it = std::find_if(sites.begin(), sites.end(), [&](const Site& x) { return x.key() == s["key"].get<std::string>(); });
-      if (it == sites.end())
-        return makeError("no site " + s["key"].get<std::string>() + " of rule '" + std::string(rule->name()) + "' here",
-                         SourceLocation{file, 0, 0, where});
+    size_t idx = t.site;
+    if (!t.key.empty()) {
+      auto it = std::find_if(sites.begin(), sites.end(), [&](const Site& x) { return x.key() == t.key; });
+      if (it == sites.end()) return makeError("no site " + t.key + " of rule '" + t.rule + "' here", where);
       idx = static_cast<size_t>(it - sites.begin());
     }
-    if (idx >= sites.size()) return makeError("the rule has no site " + std::to_string(idx) + " here", SourceLocation{file, 0, 0, where});
-    auto rec = stepper.applySite(*rule, sites[idx], idx);
-    if (!rec) return makeError(rec.error().message, SourceLocation{file, 0, 0, where});
+    if (idx >= sites.size()) return makeError("the rule has no site " + std::to_string(idx) + " here", where);
+    if (auto st = stepper.applySiteInPlace(*rule, sites[idx], idx); !st) return makeError(st.error().message, where);
   }
   return success();
+}
+
+Status replayTrace(Stepper& stepper, const std::string& text, const std::string& file) {
+  auto steps = parseTrace(text, file);
+  if (!steps) return steps.takeError();
+  return replayTrace(stepper, *steps, file);
 }
 
 }  // namespace gir

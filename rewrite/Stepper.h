@@ -76,8 +76,16 @@ class Stepper {
   size_t position_ = 0;
 };
 
-// Trace files: the applied steps as JSON ({"steps": [{"rule", "site", "key", ...}]}).
+// Trace files: the applied steps as JSON ({"gir_trace": 1, "steps": [{"rule", "site", "key", ...}]}).
+struct TraceStep {
+  std::string rule;
+  size_t site = 0;
+  std::string key;  // decides which site when present; the index is then only a hint
+};
 std::string traceToJson(const std::vector<StepRecord>& steps, size_t count);
+Expected<std::vector<TraceStep>> parseTrace(const std::string& traceJson, const std::string& fileName);
+// Applies the steps in order; the first one that does not apply stops it, naming the step.
+Status replayTrace(Stepper& stepper, const std::vector<TraceStep>& steps, const std::string& fileName);
 Status replayTrace(Stepper& stepper, const std::string& traceJson, const std::string& fileName);
 
 }  // namespace gir

@@ -87,3 +87,42 @@ TEST_CASE("every malformed GIR or hardware file gives a clear message and exit c
     CHECK_THAT(out, Catch::Contains("error:") && Catch::Contains(c.expect));
   }
 }
+
+TEST_CASE("gir opt: greedy with verification, trace and replay", "[cli]") {
+  int code = -1;
+  std::string file = test::sourcePath("scenarios/gir/shufflenet_source.gir");
+  std::string trace = test::binaryPath("tests/shufflenet-trace.json"), out1 = test::binaryPath("tests/shufflenet-greedy.gir"),
+              out2 = test::binaryPath("tests/shufflenet-replayed.gir");
+  std::string out = runGir("opt " + file + " --greedy --verify-each --trace " + trace + " -o " + out1, code);
+  INFO(out);
+  REQUIRE(code == 0);
+  CHECK_THAT(out, Catch::Contains("after: kernels 1, dram bytes 1455104"));
+  CHECK_THAT(out, Catch::Contains("verified"));
+  out = runGir("opt " + file + " --replay " + trace + " --quiet -o " + out2, code);
+  REQUIRE(code == 0);
+  CHECK(test::readText(out1) == test::readText(out2));
+  CHECK_FALSE(test::readText(out1).empty());
+}
+
+TEST_CASE("gir opt: listing, a missing site, a bad trace", "[cli][malformed]") {
+  int code = -1;
+  std::string file = test::sourcePath("scenarios/gir/softmax_device.gir");
+  std::string out = runGir("opt " + file + " --list", code);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("sync-insertion --site 0") && Catch::Contains("block scope"));
+  out = runGir("opt " + file + " --rule sync-insertion --site 9", code);
+  CHECK(code == 1);
+  CHECK_THAT(out, Catch::Contains("there is no site 9"));
+  out = runGir("opt " + file + " --rule no-such-rule", code);
+  CHECK(code == 1);
+  CHECK_THAT(out, Catch::Contains("unknown rule 'no-such-rule'"));
+  std::string bad = test::binaryPath("tests/bad-trace.json");
+  test::writeText(bad, "{\"steps\": [{\"rule\": 3}]}");
+  out = runGir("opt " + file + " --replay " + bad, code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("steps[0]"));
+  test::writeText(bad, "{\"gir_trace\": 1, \"steps\": [");
+  out = runGir("opt " + file + " --replay " + bad, code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("not valid JSON"));
+}

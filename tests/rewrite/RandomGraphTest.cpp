@@ -1,5 +1,5 @@
-// Property test: random per-op GIR-Graphs (chains and diamonds of elementwise, reduce, broadcast and
-// row-permutation ops, merged with device syncs) go through the greedy optimizer in checked mode:
+// Property test: random per-op GIR-Graphs (chains and diamonds of elementwise, reduce, broadcast,
+// transpose and row-permutation ops, merged with device syncs) go through the greedy optimizer in checked mode:
 // it terminates, every step stays valid, and modelled DRAM bytes never increase.
 #include <catch2/catch.hpp>
 
@@ -40,13 +40,14 @@ class RandomGraphBuilder {
     SliceId store;                  // the slice its producer wrote (invalid for inputs)
     std::vector<SliceId> loads;     // consumer-pattern slices read after the sync
     int consumers = 0;
+    bool transposed = false;        // stored [width, rows]: unit u owns column u (strided)
   };
 
   int pick(std::initializer_list<int> v) { return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng_)); }
 
   Tensor newTensor(BufferRole role, int64_t width) {
     BufferId b = g_.addBuffer(Buffer{"t" + std::to_string(g_.buffers().size()), "dram", {rows_ * width}, role});
-    return Tensor{b, width, {}, {}, 0};
+    return Tensor{b, width, {}, {}, 0, false};
   }
 
   SliceId rowSlice(BufferId b, int64_t width, AffineIndex off) { return g_.addSlice(MemorySlice{b, off, {width}, {1}}); }
@@ -65,21 +66,29 @@ class RandomGraphBuilder {
     }
   }
 
+  // Column u of a [width, rows] tensor, or of its pair partner (u ^ 1).
+  SliceId columnSlice(BufferId b, int64_t width, bool partner) {
+    AffineIndex off = partner ? AffineIndex::unit(1, 1).addTerm(UnitTermKind::Mod, 2, -2) : AffineIndex::unit(1);
+    return g_.addSlice(MemorySlice{b, off, {width}, {rows_}});
+  }
+
   // Loads tensor i into registers with a random pattern; returns the register slice.
   SliceId load(size_t i) {
     Tensor& t = tensors_[i];
     ++t.consumers;
-    AffineIndex pat = g_.buffer(t.buffer).role == BufferRole::Input ? AffineIndex::unit(t.width) : readPattern(t.width);
-    SliceId from = rowSlice(t.buffer, t.width, pat);
+    bool input = g_.buffer(t.buffer).role == BufferRole::Input;
+    SliceId from = t.transposed ? columnSlice(t.buffer, t.width, pick({0, 1}) == 1)
+                                : rowSlice(t.buffer, t.width, input ? AffineIndex::unit(t.width) : readPattern(t.width));
     if (g_.buffer(t.buffer).role != BufferRole::Input) t.loads.push_back(from);
     SliceId r = reg(t.width);
     g_.addNode(Node{MovePayload{}, {from}, {r}, std::nullopt});
     return r;
   }
 
-  void store(SliceId r, int64_t width) {
+  void store(SliceId r, int64_t width, bool transposed = false) {
     Tensor t = newTensor(BufferRole::Temp, width);
-    t.store = rowSlice(t.buffer, width, AffineIndex::unit(width));
+    t.transposed = transposed;
+    t.store = transposed ? columnSlice(t.buffer, width, false) : rowSlice(t.buffer, width, AffineIndex::unit(width));
     g_.addNode(Node{MovePayload{}, {r}, {t.store}, std::nullopt});
     tensors_.push_back(t);
   }
@@ -92,8 +101,9 @@ class RandomGraphBuilder {
   }
 
   void addOp() {
-    int kind = pick({0, 0, 1, 2, 3});
+    int kind = pick({0, 0, 1, 2, 3, 4});
     size_t wide = randomTensor(cols_), narrow = randomTensor(1);
+    if (kind == 4 && wide != SIZE_MAX) return transposeOp(wide);
     if (kind == 3 && narrow != SIZE_MAX) return broadcastOp(narrow);
     if (kind == 2 && wide != SIZE_MAX) return reduceOp(wide);
     if (kind == 1 && wide != SIZE_MAX) {
@@ -122,6 +132,13 @@ class RandomGraphBuilder {
     SliceId a = load(in), r = reg(1);
     g_.addNode(Node{ReducePayload{pick({0, 1}) ? ReduceOp::Sum : ReduceOp::Max, {0}}, {a}, {r}, std::nullopt});
     store(r, 1);
+  }
+
+  // A layout op: the tensor is written transposed (column per unit), the copy itself in registers.
+  void transposeOp(size_t in) {
+    SliceId a = load(in), r = reg(cols_);
+    g_.addNode(Node{MovePayload{}, {a}, {r}, std::nullopt});
+    store(r, cols_, true);
   }
 
   void broadcastOp(size_t in) {
