@@ -56,7 +56,7 @@ void showGreedy(const std::string& path, const std::string& what) {
 int runWalkthrough(const CommandArgs& argv) {
   auto args = parseArgs(argv, {"dir"}, {});
   if (!args) return reportBadInput(args.error());
-  std::string dir = args->option("dir", std::string(GIR_SOURCE_DIR) + "/scenarios/gir");
+  std::string dir = args->option("dir", std::string(GIR_SOURCE_DIR) + "/tests/golden/gir");
   std::cout << "GIR Workbench walkthrough (headless)\n"
                "A GIR-Graph is a dataflow graph of gOperators (move, ew, reduce, broadcast, sync) over memory\n"
                "slices at memory levels, run by every parallel unit. Each example is printed, verified, run\n"

@@ -38,11 +38,11 @@ std::vector<BadCase> badCases() {
 
 TEST_CASE("gir check on the bundled examples", "[cli]") {
   int code = -1;
-  std::string out = runGir("check " + test::sourcePath("scenarios/gir/softmax_block.gir"), code);
+  std::string out = runGir("check " + test::sourcePath("tests/golden/gir/softmax_block.gir"), code);
   INFO(out);
   CHECK(code == 0);
   CHECK_THAT(out, Catch::Contains("memory model: ok"));
-  out = runGir("check " + test::sourcePath("scenarios/gir/softmax_race.gir"), code);
+  out = runGir("check " + test::sourcePath("tests/golden/gir/softmax_race.gir"), code);
   CHECK(code == 1);
   CHECK_THAT(out, Catch::Contains("race:") && Catch::Contains("pmax_s"));
 }
@@ -50,11 +50,11 @@ TEST_CASE("gir check on the bundled examples", "[cli]") {
 TEST_CASE("gir convert text -> JSON -> text is exact", "[cli]") {
   int code = -1;
   std::string json = test::binaryPath("tests/relu-roundtrip.json"), text = test::binaryPath("tests/relu-roundtrip.gir");
-  runGir("convert " + test::sourcePath("scenarios/gir/relu.gir") + " -o " + json, code);
+  runGir("convert " + test::sourcePath("tests/golden/gir/relu.gir") + " -o " + json, code);
   REQUIRE(code == 0);
   runGir("convert " + json + " -o " + text, code);
   REQUIRE(code == 0);
-  std::string printed = runGir("print " + test::sourcePath("scenarios/gir/relu.gir"), code);
+  std::string printed = runGir("print " + test::sourcePath("tests/golden/gir/relu.gir"), code);
   CHECK(test::readText(text) == printed);
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("every malformed GIR or hardware file gives a clear message and exit c
 
 TEST_CASE("gir opt: greedy with verification, trace and replay", "[cli]") {
   int code = -1;
-  std::string file = test::sourcePath("scenarios/gir/shufflenet_source.gir");
+  std::string file = test::sourcePath("tests/golden/gir/shufflenet_source.gir");
   std::string trace = test::binaryPath("tests/shufflenet-trace.json"), out1 = test::binaryPath("tests/shufflenet-greedy.gir"),
               out2 = test::binaryPath("tests/shufflenet-replayed.gir");
   std::string out = runGir("opt " + file + " --greedy --verify-each --trace " + trace + " -o " + out1, code);
@@ -106,7 +106,7 @@ TEST_CASE("gir opt: greedy with verification, trace and replay", "[cli]") {
 
 TEST_CASE("gir opt: listing, a missing site, a bad trace", "[cli][malformed]") {
   int code = -1;
-  std::string file = test::sourcePath("scenarios/gir/softmax_device.gir");
+  std::string file = test::sourcePath("tests/golden/gir/softmax_device.gir");
   std::string out = runGir("opt " + file + " --list", code);
   CHECK(code == 0);
   CHECK_THAT(out, Catch::Contains("sync-insertion --site 0") && Catch::Contains("block scope"));

@@ -1,4 +1,4 @@
-// The hand-built GIR examples of the paper's figures (scenarios/gir): valid ones match an independent
+// The hand-built GIR examples of the paper's figures (tests/golden/gir): valid ones match an independent
 // plain-loop reference; broken ones get the finding that names buffer, element and units.
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@ using namespace gir;
 namespace {
 
 Graph load(const std::string& name) {
-  auto g = loadGirFile(test::sourcePath("scenarios/gir/" + name));
+  auto g = loadGirFile(test::sourcePath("tests/golden/gir/" + name));
   INFO((g ? "" : g.error().str()));
   REQUIRE(g);
   return *g;

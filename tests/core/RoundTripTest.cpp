@@ -16,7 +16,7 @@ namespace {
 
 std::vector<std::string> girFiles() {
   std::vector<std::string> out;
-  for (const char* dir : {"scenarios/gir", "tests/golden/gir"}) {
+  for (const char* dir : {"tests/golden/gir"}) {
     fs::path p = test::sourcePath(dir);
     if (!fs::exists(p)) continue;
     for (const auto& e : fs::directory_iterator(p))

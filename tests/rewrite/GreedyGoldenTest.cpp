@@ -13,7 +13,7 @@ using namespace gir;
 namespace {
 
 Graph load(const std::string& name) {
-  auto g = loadGirFile(test::sourcePath("scenarios/gir/" + name + ".gir"));
+  auto g = loadGirFile(test::sourcePath("tests/golden/gir/" + name + ".gir"));
   INFO((g ? "" : g.error().str()));
   REQUIRE(g);
   return *g;

@@ -39,7 +39,7 @@ class DeadStoreIgnoringReaders : public DeadStore {
 };
 
 Graph load(const std::string& name) {
-  auto g = loadGirFile(test::sourcePath("scenarios/gir/" + name + ".gir"));
+  auto g = loadGirFile(test::sourcePath("tests/golden/gir/" + name + ".gir"));
   REQUIRE(g);
   return *g;
 }
