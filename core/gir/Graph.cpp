@@ -204,9 +204,15 @@ Graph Graph::compacted() const {
   out.units = units;
   out.unitsPerBlock = unitsPerBlock;
   out.levels = levels;
+  // Graph inputs and outputs always stay; temporaries only while a live node uses them.
+  std::vector<bool> used(buffers_.size(), false);
+  for (const Node& n : nodes_)
+    if (!n.erased)
+      for (const auto* list : {&n.inputs, &n.outputs})
+        for (SliceId s : *list) used[slices_[s.value].buffer.value] = true;
   std::vector<BufferId> bufMap(buffers_.size());
   for (uint32_t i = 0; i < buffers_.size(); ++i)
-    if (!buffers_[i].erased) bufMap[i] = out.addBuffer(buffers_[i]);
+    if (!buffers_[i].erased && (used[i] || buffers_[i].role != BufferRole::Temp)) bufMap[i] = out.addBuffer(buffers_[i]);
   std::vector<SliceId> sliceMap(slices_.size());
   auto mapSlice = [&](SliceId s) {
     if (!sliceMap[s.value].valid()) {
@@ -224,8 +230,6 @@ Graph Graph::compacted() const {
     for (auto& s : n.outputs) s = mapSlice(s);
     out.addNode(std::move(n));
   }
-  for (uint32_t i = 0; i < slices_.size(); ++i)
-    if (!slices_[i].erased && !buffers_[slices_[i].buffer.value].erased) mapSlice(SliceId(i));
   return out;
 }
 

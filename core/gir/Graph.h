@@ -152,8 +152,9 @@ class Graph {
   int64_t blockOf(int64_t u) const { return u / unitsPerBlock; }
   size_t liveNodeCount() const;
 
-  // Drops erased entries and renumbers ids densely: buffers in order, nodes in topological
-  // order (kernel first, then id), slices in order of first use. Requires an acyclic graph.
+  // Drops erased entries, slices no live node uses and temporaries no live node touches, and
+  // renumbers ids densely: buffers in order, nodes in topological order (kernel first, then id),
+  // slices in order of first use. Requires an acyclic graph.
   Graph compacted() const;
 
  private:
