@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/gir/Interpreter.h"
+#include "core/gir/Liveness.h"
 #include "rewrite/UnitRanges.h"
 
 namespace gir {
@@ -66,17 +67,19 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
   return true;
 }
 
-int64_t levelUsagePerInstance(const Graph& g, const UseDef& ud, const std::string& level, BufferId skip) {
+bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, BufferId candidate, int64_t candidateBytes) {
   const LevelDecl* l = g.level(level);
-  if (!l) return 0;
-  int64_t total = 0;
+  if (!l || l->capacityBytes <= 0) return true;
+  auto order = topologicalOrder(g);
+  if (!order) return false;
+  std::vector<int64_t> bytes(g.buffers().size(), 0);
   for (uint32_t b = 0; b < g.buffers().size(); ++b) {
-    if (g.buffers()[b].erased || g.buffers()[b].level != level || BufferId(b) == skip) continue;
+    if (g.buffers()[b].erased || g.buffers()[b].level != level) continue;
     int64_t maxElems = 0;
-    if (staysWithinScope(g, ud, BufferId(b), l->scope, maxElems)) total += maxElems * 4;
-    else total += g.buffers()[b].numel() * 4;
+    bytes[b] = staysWithinScope(g, ud, BufferId(b), l->scope, maxElems) ? maxElems * 4 : g.buffers()[b].numel() * 4;
   }
-  return total;
+  bytes[candidate.value] = candidateBytes;
+  return peakLiveBytes(g, bufferLiveIntervals(g, *order), level, bytes, candidate).bytes <= l->capacityBytes;
 }
 
 bool readThroughMemory(const UseDef& ud, BufferId b) {

@@ -18,8 +18,9 @@ int64_t instanceOf(const Graph& g, Scope scope, int64_t unit);
 // Fills `maxElementsPerInstance` with the largest number of elements one instance touches.
 bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
 
-// Bytes one instance of level `level` already holds (upper bound: per-buffer maxima summed), except `skip`.
-int64_t levelUsagePerInstance(const Graph& g, const UseDef& ud, const std::string& level, BufferId skip);
+// Would `candidate` (footprint `candidateBytes` per instance) fit at `level` next to the buffers
+// live at the same time? Judged at the peak of live bytes over the topological schedule.
+bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, BufferId candidate, int64_t candidateBytes);
 
 // Some slice of this buffer is read through memory (its values come from writes to other slices).
 bool readThroughMemory(const UseDef& ud, BufferId b);

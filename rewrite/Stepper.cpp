@@ -23,9 +23,10 @@ Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t
 Status Stepper::verifyNow(const std::string& context) const {
   ValidityReport r = checkValidity(graph_, inputs_);
   if (!r.valid()) return makeError(context + " left an invalid graph:\n" + r.str());
-  double err = maxRelativeError(r.outputs, reference_, 1e-3);
-  if (err > 1e-4)
-    return makeError(context + " changed the outputs: largest relative difference " + std::to_string(err) + " on random inputs");
+  // Exact rewrites may still round differently (swap moves a scaling across a sum): compare like
+  // numpy.allclose with the tolerances the ONNX node tests use.
+  std::string where;
+  if (!allClose(r.outputs, reference_, 1e-4, 1e-5, &where)) return makeError(context + " changed the outputs on random inputs: " + where);
   return success();
 }
 

@@ -46,7 +46,7 @@ std::string promotionLevel(const Graph& g, const UseDef& ud, BufferId b, Scope s
   if (!target || !current || target->name == current->name || !scopeCovers(current->scope, target->scope)) return "";
   int64_t maxElems = 0;
   if (!staysWithinScope(g, ud, b, target->scope, maxElems)) return "";
-  if (target->capacityBytes > 0 && maxElems * 4 + levelUsagePerInstance(g, ud, target->name, b) > target->capacityBytes) return "";
+  if (!fitsAtLevel(g, ud, target->name, b, maxElems * 4)) return "";
   return target->name;
 }
 

@@ -208,6 +208,26 @@ TensorMap randomInputs(const Graph& g, uint64_t seed, double lo, double hi, bool
   return out;
 }
 
+bool allClose(const TensorMap& actual, const TensorMap& expected, double rtol, double atol, std::string* where) {
+  auto fail = [&](const std::string& why) {
+    if (where) *where = why;
+    return false;
+  };
+  if (actual.size() != expected.size()) return fail("different sets of outputs");
+  for (const auto& [name, want] : expected) {
+    auto it = actual.find(name);
+    if (it == actual.end() || it->second.size() != want.size()) return fail("output '%" + name + "' is missing or has another size");
+    for (size_t i = 0; i < want.size(); ++i) {
+      double a = it->second[i], b = want[i];
+      bool ok = std::isnan(a) || std::isnan(b) ? std::isnan(a) && std::isnan(b) : std::fabs(a - b) <= atol + rtol * std::fabs(b);
+      if (!ok)
+        return fail("output '%" + name + "' element " + std::to_string(i) + " is " + std::to_string(a) + ", expected " +
+                    std::to_string(b));
+    }
+  }
+  return true;
+}
+
 double maxRelativeError(const TensorMap& actual, const TensorMap& expected, double absFloor) {
   const double inf = std::numeric_limits<double>::infinity();
   if (actual.size() != expected.size()) return inf;

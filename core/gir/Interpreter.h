@@ -31,6 +31,10 @@ TensorMap randomInputs(const Graph& g, uint64_t seed, double lo = 0.1, double hi
 // Row-major flat buffer indices that slice `s` touches for unit u, in element order.
 void sliceElements(const MemorySlice& s, int64_t u, std::vector<int64_t>& out);
 
+// numpy.allclose over matching outputs: |a - b| <= atol + rtol * |b| everywhere (NaN only against NaN).
+// On failure `where` (if given) names the output, the element and both values.
+bool allClose(const TensorMap& actual, const TensorMap& expected, double rtol, double atol, std::string* where = nullptr);
+
 // Largest relative difference |a-b| / max(|b|, atol-floor) over matching outputs; mismatched keys or sizes give +inf.
 double maxRelativeError(const TensorMap& actual, const TensorMap& expected, double absFloor = 1e-6);
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/gir/Liveness.h"
 #include "core/gir/Printer.h"
 
 namespace gir {
@@ -184,23 +185,31 @@ class MemoryModelChecker : public AccessObserver {
 
   int64_t instanceOf(Scope scope, int64_t unit) const { return scope == Scope::Block ? g_.blockOf(unit) : unit; }
 
+  // Per buffer, the most elements one instance touches, in bytes; then the peak of live bytes.
   void checkCapacity() {
+    auto order = topologicalOrder(g_);
+    if (!order) return;
+    auto intervals = bufferLiveIntervals(g_, *order);
     for (const auto& l : g_.levels) {
       if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
-      std::map<int64_t, int64_t> bytes;  // instance -> bytes
+      std::vector<int64_t> bytes(g_.buffers().size(), 0);
       for (uint32_t b = 0; b < g_.buffers().size(); ++b) {
         if (g_.buffers()[b].erased || g_.buffers()[b].level != l.name) continue;
+        std::map<int64_t, int64_t> perInstance;
         for (const Access& a : owner_[b])
-          if (a.unit >= 0) bytes[instanceOf(l.scope, a.unit)] += 4;
+          if (a.unit >= 0) perInstance[instanceOf(l.scope, a.unit)] += 4;
+        for (auto [inst, used] : perInstance) bytes[b] = std::max(bytes[b], used);
       }
-      for (auto [inst, used] : bytes) {
-        if (used <= l.capacityBytes) continue;
-        Buffer pseudo{l.name, l.name, {1}, BufferRole::Temp, false};
-        add(FindingKind::CapacityOverflow, pseudo, -1, Access{inst, 0}, Access{inst, 0},
-            "level '" + l.name + "' holds " + std::to_string(used) + " bytes for " + std::string(scopeName(l.scope)) + " " +
-                std::to_string(inst) + ", over its capacity of " + std::to_string(l.capacityBytes) + " bytes");
-        break;
-      }
+      LivePeak peak = peakLiveBytes(g_, intervals, l.name, bytes);
+      if (peak.bytes <= l.capacityBytes) continue;
+      std::string names;
+      for (BufferId b : peak.live) names += (names.empty() ? "'%" : ", '%") + g_.buffer(b).name + "'";
+      Buffer pseudo{l.name, l.name, {1}, BufferRole::Temp, false};
+      NodeId at = (*order)[peak.position];
+      add(FindingKind::CapacityOverflow, pseudo, -1, Access{-1, at.value}, Access{-1, at.value},
+          "level '" + l.name + "' holds " + std::to_string(peak.bytes) + " bytes per " + std::string(scopeName(l.scope)) +
+              " at node #" + std::to_string(at.value) + " (live there: " + names + "), over its capacity of " +
+              std::to_string(l.capacityBytes) + " bytes");
     }
   }
 
