@@ -1,0 +1,50 @@
+// Reference values for a subgraph: evaluate its ops in order from random (or constant) inputs.
+#include "search/templates/SubgraphCheck.h"
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "core/compute/ReferenceEvaluator.h"
+#include "core/gir/Interpreter.h"
+
+namespace gir::search {
+
+using compute::TensorData;
+using compute::TensorId;
+
+Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
+                                                    const LoweredSubgraph& lowered, const Graph& gir, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mag(0.1, 2.0);
+  std::map<TensorId, TensorData> values;
+  for (TensorId t : sub.inputs) {
+    const auto& tensor = g.tensor(t);
+    TensorData d{tensor.dtype, tensor.dims, {}};
+    if (tensor.constant) d.values = *tensor.constant;
+    else
+      for (int64_t i = 0; i < compute::numElements(tensor.dims); ++i)
+        d.values.push_back(compute::roundToDType(tensor.dtype, mag(rng) * (rng() % 2 ? -1 : 1)));
+    values[t] = std::move(d);
+  }
+  for (compute::OpId id : sub.ops) {
+    const auto& op = g.op(id);
+    std::vector<const TensorData*> ins;
+    for (TensorId t : op.inputs) {
+      auto it = values.find(t);
+      if (it == values.end()) return makeError("op '" + op.name + "' reads a tensor the subgraph does not provide");
+      ins.push_back(&it->second);
+    }
+    auto outs = compute::evalOp(g, op, ins);
+    if (!outs) return outs.takeError();
+    for (size_t i = 0; i < op.outputs.size(); ++i) values[op.outputs[i]] = std::move((*outs)[i]);
+  }
+  TensorMap inputs, expected;
+  for (const auto& [name, t] : lowered.inputBuffers) inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  for (const auto& [name, t] : lowered.outputBuffers) expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  auto run = interpret(gir, inputs);
+  if (!run) return run.takeError();
+  return SubgraphCheckResult{maxRelativeError(*run, expected, 1e-3), expected.size()};
+}
+
+}  // namespace gir::search

@@ -1,0 +1,20 @@
+// The numeric check of a lowered subgraph: the GIR-Graph's interpreter outputs against the reference
+// evaluator run op by op on the same random inputs (constants keep their values).
+#pragma once
+
+#include "core/Expected.h"
+#include "core/gir/Graph.h"
+#include "search/templates/RowLowering.h"
+
+namespace gir::search {
+
+struct SubgraphCheckResult {
+  double maxRelativeError = 0;  // over every subgraph output
+  size_t outputs = 0;
+};
+
+// `gir` may be the lowered graph or any rewrite of it (same buffer names for inputs and outputs).
+Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
+                                                    const LoweredSubgraph& lowered, const Graph& gir, uint64_t seed);
+
+}  // namespace gir::search
