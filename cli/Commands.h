@@ -23,5 +23,7 @@ int runWalkthrough(const CommandArgs& args);
 // Ascend set/wait insertion and the oracle — cli/AscendCommands.cpp
 int runAscendSync(const CommandArgs& args);
 int runAscendSim(const CommandArgs& args);
+// Baseline fusion plans of a model's memory-bound subgraphs — cli/PlanCommand.cpp
+int runPlan(const CommandArgs& args);
 
 }  // namespace gir::cli

@@ -23,6 +23,7 @@ const Command kCommands[] = {
     {"walkthrough", "walkthrough [FILE]              the headless tour of a bundled example", gir::cli::runWalkthrough},
     {"ascend-sync", "ascend-sync IN.asck [-o OUT] [--stage S] [--stats] [--json] [--target T]  insert set_flag/wait_flag", gir::cli::runAscendSync},
     {"ascend-sim", "ascend-sim FILE.asck [--json] [--target T]  simulate an Ascend kernel and judge its sync (the oracle)", gir::cli::runAscendSim},
+    {"plan", "plan MODEL.onnx [--target T] [--planner eager|xla|tvm|all] [--json] [--decisions]  baseline fusion plans: kernels, DRAM bytes, minimal bytes", gir::cli::runPlan},
 };
 
 int usage(std::ostream& os) {
