@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/compute/GraphBuilder.h"
 #include "core/compute/Preprocess.h"
 #include "core/onnx/OnnxImporter.h"
 #include "search/baselines/Planners.h"
@@ -37,6 +38,57 @@ std::optional<Model> largestScenario() {
   return best;
 }
 
+// A scaling probe beyond the small scenarios: `blocks` chained layernorm + softmax blocks on
+// [64,256] (about 20 nodes each), built directly, no library ops.
+Graph syntheticChain(int blocks) {
+  Graph g;
+  g.name = "chain";
+  GraphBuilder b(g);
+  TensorId x = g.addTensor("x", DType::F32, {64, 256});
+  g.inputs.push_back(x);
+  auto ok = [](Expected<TensorId> t) { return *t; };
+  for (int i = 0; i < blocks; ++i) {
+    b.setContext("blk" + std::to_string(i), "");
+    TensorId xc = ok(b.binary(ElementwiseOp::Sub, x, ok(b.reduce(ReduceOp::Sum, x, {1}, true))));
+    TensorId var = ok(b.reduce(ReduceOp::Sum, ok(b.binary(ElementwiseOp::Mul, xc, xc)), {1}, true));
+    TensorId xn = ok(b.binary(ElementwiseOp::Mul, xc, ok(b.unary(ElementwiseOp::Rsqrt, ok(b.binary(ElementwiseOp::Add, var, 1e-5))))));
+    TensorId e = ok(b.unary(ElementwiseOp::Exp, ok(b.binary(ElementwiseOp::Sub, xn, ok(b.reduce(ReduceOp::Max, xn, {1}, true))))));
+    x = ok(b.binary(ElementwiseOp::Div, e, ok(b.reduce(ReduceOp::Sum, e, {1}, true))));
+  }
+  g.outputs = {x};
+  return g;
+}
+
+double timePlanner(const std::string& name, const std::vector<search::PlanProblem>& problems, int repeats,
+                   int64_t& kernels, int64_t& bytes) {
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    kernels = bytes = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (const search::PlanProblem& p : problems) {
+      auto plan = search::runBaselinePlanner(name, p);
+      if (!plan) {
+        std::fprintf(stderr, "%s\n", plan.error().str().c_str());
+        return -1;
+      }
+      kernels += plan->totals.kernels;
+      bytes += plan->totals.dramBytes();
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return median(ms);
+}
+
+void printRows(const std::vector<search::PlanProblem>& problems, int repeats) {
+  std::printf("%-8s %10s %12s %14s\n", "planner", "kernels", "dram_bytes", "median_ms");
+  for (const std::string& name : search::baselinePlannerNames()) {
+    int64_t kernels = 0, bytes = 0;
+    double ms = timePlanner(name, problems, repeats, kernels, bytes);
+    std::printf("%-8s %10lld %12lld %14.3f\n", name.c_str(), static_cast<long long>(kernels),
+                static_cast<long long>(bytes), ms);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -59,26 +111,15 @@ int main(int argc, char** argv) {
   }
   std::printf("model %s: %zu ops, %zu subgraphs, %zu plan nodes, %d repeats\n", model->path.filename().c_str(),
               model->graph.ops.size(), problems.size(), nodes, repeats);
-  std::printf("%-8s %10s %12s %14s\n", "planner", "kernels", "dram_bytes", "median_ms");
-  for (const std::string& name : search::baselinePlannerNames()) {
-    std::vector<double> ms;
-    int64_t kernels = 0, bytes = 0;
-    for (int i = 0; i < repeats; ++i) {
-      kernels = bytes = 0;
-      auto start = std::chrono::steady_clock::now();
-      for (const search::PlanProblem& p : problems) {
-        auto plan = search::runBaselinePlanner(name, p);
-        if (!plan) {
-          std::fprintf(stderr, "%s\n", plan.error().str().c_str());
-          return 2;
-        }
-        kernels += plan->totals.kernels;
-        bytes += plan->totals.dramBytes();
-      }
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::printf("%-8s %10lld %12lld %14.3f\n", name.c_str(), static_cast<long long>(kernels),
-                static_cast<long long>(bytes), median(ms));
+  printRows(problems, repeats);
+  for (int blocks : {8, 16, 32}) {
+    Graph chain = syntheticChain(blocks);
+    auto p = search::makeProblem(chain);
+    if (!p) return 2;
+    std::printf("\nsynthetic chain of %d layernorm+softmax blocks: %zu plan nodes\n", blocks, p->nodes.size());
+    std::vector<search::PlanProblem> one;
+    one.push_back(std::move(*p));
+    printRows(one, std::max(1, repeats / 4));
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 // evaluated, and a topological kernel order.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 

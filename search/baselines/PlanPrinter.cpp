@@ -2,6 +2,7 @@
 #include "search/baselines/PlanPrinter.h"
 
 #include <nlohmann/json.hpp>
+#include <cctype>
 #include <sstream>
 
 namespace gir::search {

@@ -93,6 +93,18 @@ bool XlaGroups::reaches(int from, int to) const {
   return false;
 }
 
+std::set<int> XlaGroups::downstream(int g) const {
+  std::vector<int> stack{g};
+  std::set<int> seen;
+  while (!stack.empty()) {
+    int x = stack.back();
+    stack.pop_back();
+    for (int u : users(x))
+      if (seen.insert(u).second) stack.push_back(u);
+  }
+  return seen;
+}
+
 void XlaGroups::cloneInto(int producer, int consumer) {
   for (int n : groups_[producer].nodes) {
     groups_[consumer].nodes.insert(n);

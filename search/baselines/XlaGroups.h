@@ -41,6 +41,9 @@ class XlaGroups {
   // g's roots are read by a group other than `except`, or are problem outputs.
   bool usedBesides(int g, int except) const;
   bool reaches(int from, int to) const;
+  // Every group reachable from g (its users, their users, ...). No node-level shortcut is valid:
+  // a path may enter a multi-output group at one root and leave it at another.
+  std::set<int> downstream(int g) const;
 
   // Clones producer's nodes into consumer (instruction fusion, FusionMerger).
   void cloneInto(int producer, int consumer);

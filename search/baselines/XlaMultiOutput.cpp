@@ -2,6 +2,7 @@
 // sibling fusion of independent groups that read the same tensor over the same loop shape, and
 // producer-consumer fusion that lets a consumer also store its producer's result.
 #include <algorithm>
+#include <map>
 
 #include "search/baselines/XlaGroups.h"
 
@@ -55,9 +56,28 @@ bool fitsTogether(const PlanProblem& p, const XlaGroups& gs, const XlaOptions& o
                                    unionOf(gs.group(a).roots, gs.group(b).roots)), o);
 }
 
-const char* siblingRule(const PlanProblem& p, const XlaGroups& gs, const XlaOptions& o, int i, int j) {
+// Downstream sets of the siblings of one tensor, computed once per group and dropped after
+// every fusion (a fusion changes which groups reach which).
+class ReachCache {
+ public:
+  explicit ReachCache(const XlaGroups& gs) : gs_(gs) {}
+  bool connected(int a, int b) { return down(a).count(b) || down(b).count(a); }
+  void clear() { down_.clear(); }
+
+ private:
+  const std::set<int>& down(int g) {
+    auto it = down_.find(g);
+    if (it == down_.end()) it = down_.emplace(g, gs_.downstream(g)).first;
+    return it->second;
+  }
+  const XlaGroups& gs_;
+  std::map<int, std::set<int>> down_;
+};
+
+const char* siblingRule(const PlanProblem& p, const XlaGroups& gs, const XlaOptions& o, ReachCache& reach, int i,
+                        int j) {
   if (gs.isLibrary(j)) return "xla.mof_not_root_capable";
-  if (gs.reaches(i, j) || gs.reaches(j, i)) return "xla.mof_connected";
+  if (reach.connected(i, j)) return "xla.mof_connected";
   if (loopElements(p, gs, i) != loopElements(p, gs, j)) return "xla.mof_loop_shape";
   if (!heroesCompatible(p, gs, i, j)) return "xla.mof_heroes";
   if (!fitsTogether(p, gs, o, i, j)) return "xla.budget";
@@ -66,6 +86,7 @@ const char* siblingRule(const PlanProblem& p, const XlaGroups& gs, const XlaOpti
 
 void fuseSiblings(const PlanProblem& p, XlaGroups& gs, const XlaOptions& o, TensorId t, Plan& plan) {
   std::vector<int> sibs = gs.readersOf(t);
+  ReachCache reach(gs);
   std::stable_sort(sibs.begin(), sibs.end(), [&](int a, int b) { return priority(gs, a) > priority(gs, b); });
   for (size_t x = 0; x < sibs.size(); ++x) {
     int i = sibs[x];
@@ -73,10 +94,12 @@ void fuseSiblings(const PlanProblem& p, XlaGroups& gs, const XlaOptions& o, Tens
     for (size_t y = x + 1; y < sibs.size(); ++y) {
       int j = sibs[y];
       if (!gs.alive(j) || !gs.alive(i)) continue;
-      const char* rule = siblingRule(p, gs, o, i, j);
+      const char* rule = siblingRule(p, gs, o, reach, i, j);
       logDecision(plan, gs.key(j), gs.key(i), rule ? rule : "xla.sibling_multi_output", rule == nullptr,
                   "siblings reading '" + p.graph->tensor(t).name + "'");
-      if (!rule) gs.absorb(i, j);
+      if (rule) continue;
+      gs.absorb(i, j);
+      reach.clear();
     }
   }
 }

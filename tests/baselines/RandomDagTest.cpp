@@ -4,7 +4,9 @@
 // launches xla <= eager and tvm <= eager, bytes lower bound <= tvm <= eager.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 

@@ -3,6 +3,7 @@
 // subgraph, stays above the lower bound, and tvm-like never duplicates a node.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/hw/HardwareDesc.h"
