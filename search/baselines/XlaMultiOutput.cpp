@@ -76,11 +76,12 @@ class ReachCache {
 
 const char* siblingRule(const PlanProblem& p, const XlaGroups& gs, const XlaOptions& o, ReachCache& reach, int i,
                         int j) {
+  // All checks must pass; the walk over the group graph goes last because it is the costly one.
   if (gs.isLibrary(j)) return "xla.mof_not_root_capable";
-  if (reach.connected(i, j)) return "xla.mof_connected";
   if (loopElements(p, gs, i) != loopElements(p, gs, j)) return "xla.mof_loop_shape";
   if (!heroesCompatible(p, gs, i, j)) return "xla.mof_heroes";
   if (!fitsTogether(p, gs, o, i, j)) return "xla.budget";
+  if (reach.connected(i, j)) return "xla.mof_connected";
   return nullptr;
 }
 
