@@ -95,11 +95,13 @@ Expected<std::vector<SubgraphResult>> planAll(const compute::Graph& g, const com
   return out;
 }
 
-std::string renderJson(const std::string& model, const std::string& target, const std::vector<SubgraphResult>& rs,
-                       const std::vector<search::PlanProblem>& problems, bool decisions) {
+std::string renderJson(const std::string& model, const std::string& target, const std::vector<PlannerEntry>& planners,
+                       const std::vector<SubgraphResult>& rs, const std::vector<search::PlanProblem>& problems,
+                       bool decisions) {
   nlohmann::json j, subs = nlohmann::json::array();
   int64_t minimal = 0;
   std::map<std::string, PlannerSums> totals;
+  for (const PlannerEntry& e : planners) totals[e.name] = {};  // present even with no subgraph
   for (size_t s = 0; s < rs.size(); ++s) {
     nlohmann::json js{{"index", s}, {"nodes", rs[s].ops}, {"minimal_bytes", rs[s].minimalBytes}};
     minimal += rs[s].minimalBytes;
@@ -121,18 +123,18 @@ std::string renderJson(const std::string& model, const std::string& target, cons
 }
 
 void renderText(std::ostream& os, const std::string& model, const std::string& target,
-                const std::vector<SubgraphResult>& rs, const std::vector<search::PlanProblem>& problems,
-                bool decisions) {
+                const std::vector<PlannerEntry>& planners, const std::vector<SubgraphResult>& rs,
+                const std::vector<search::PlanProblem>& problems, bool decisions) {
   os << "model " << model << " on " << target << ": " << rs.size() << " memory-bound subgraphs\n";
   int64_t minimal = 0;
   std::vector<std::pair<std::string, PlannerSums>> totals;
+  for (const PlannerEntry& e : planners) totals.emplace_back(e.name, PlannerSums{});
   for (size_t s = 0; s < rs.size(); ++s) {
     os << "\nsubgraph " << s << ": " << rs[s].ops << " nodes, minimal " << rs[s].minimalBytes << " B\n";
     std::vector<std::pair<std::string, PlannerSums>> rows;
     for (const auto& [name, plan] : rs[s].plans) {
       rows.emplace_back(name, PlannerSums{});
       rows.back().second.add(plan);
-      if (totals.size() < rs[s].plans.size()) totals.emplace_back(name, PlannerSums{});
       for (auto& t : totals)
         if (t.first == name) t.second.add(plan);
     }
@@ -166,9 +168,9 @@ int runPlan(const CommandArgs& argv) {
   auto results = planAll(*graph, *pre, *planners, problems);
   if (!results) return reportBadInput(results.error());
   if (args->has("json"))
-    std::cout << renderJson(args->positional[0], hw->name, *results, problems, args->has("decisions"));
+    std::cout << renderJson(args->positional[0], hw->name, *planners, *results, problems, args->has("decisions"));
   else
-    renderText(std::cout, args->positional[0], hw->name, *results, problems, args->has("decisions"));
+    renderText(std::cout, args->positional[0], hw->name, *planners, *results, problems, args->has("decisions"));
   return kExitOk;
 }
 
