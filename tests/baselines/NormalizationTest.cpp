@@ -3,6 +3,8 @@
 // boundaries, eager can materialize broadcasts, and the xla-like budget refuses a too-wide fusion.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "search/baselines/EagerPlanner.h"
 #include "search/baselines/PlanPrinter.h"
 #include "tests/baselines/BaselineTestUtil.h"
@@ -109,4 +111,22 @@ TEST_CASE("xla-like refuses a fusion over 96 operands and outputs", "[baselines]
   CHECK(logged(plan, "xla.budget", false));
   for (const auto& k : plan.kernels) CHECK(k.inputs.size() + k.outputs.size() <= 96);
   CHECK(plan.totals.kernels == 1 + (60 - 35));
+}
+
+TEST_CASE("the JSON form of a plan holds its kernels, totals and decisions", "[baselines]") {
+  Graph g;
+  GraphBuilder b(g);
+  TensorId x = addInput(g, "x", {64, 256});
+  g.outputs = {ok(b.binary(ElementwiseOp::Mul, x, ok(b.unary(ElementwiseOp::Sigmoid, x))))};
+  auto p = valueOrFail(search::makeProblem(g));
+  auto j = nlohmann::json::parse(search::planToJson(p, test::planOrFail("xla", p)), nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  CHECK(j["planner"] == "xla");
+  REQUIRE(j["kernels"].size() == 1);
+  CHECK(j["kernels"][0]["nodes"].size() == 2);
+  CHECK(j["kernels"][0]["inputs"] == nlohmann::json::array({"x"}));
+  CHECK(j["totals"]["dram_bytes"] == 2 * 4 * 64 * 256);
+  CHECK(j["totals"]["minimal_bytes"] == 2 * 4 * 64 * 256);
+  REQUIRE(j["decisions"].size() >= 1);
+  CHECK(j["decisions"][0]["rule"] == "xla.fused");
 }
