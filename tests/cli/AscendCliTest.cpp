@@ -4,17 +4,14 @@
 
 #include <filesystem>
 
+#include "tests/cli/CliSupport.h"
 #include "tests/support/TestSupport.h"
+
+using gir::test::runGir;
 
 using namespace gir;
 
 namespace {
-
-std::string runAscend(const std::string& args, int& code) {
-  std::string out;
-  code = test::runCommand(std::string(GIR_EXE) + " " + args, out);
-  return out;
-}
 
 std::string scratch(const std::string& name, const std::string& text) {
   std::filesystem::create_directories(test::binaryPath("ascend-cli"));
@@ -49,7 +46,7 @@ TEST_CASE("ascend commands reject malformed kernels with exit 2 and a located me
     std::string path = scratch("bad/" + c.name, c.text);
     for (const char* cmd : {"ascend-sync", "ascend-sim"}) {
       int code = -1;
-      std::string out = runAscend(std::string(cmd) + " " + path, code);
+      std::string out = runGir(std::string(cmd) + " " + path, code);
       INFO(cmd << " " << c.name << ":\n" << out);
       CHECK(code == 2);
       CHECK(out.find(c.expect) != std::string::npos);
@@ -57,14 +54,14 @@ TEST_CASE("ascend commands reject malformed kernels with exit 2 and a located me
   }
   int code = -1;
   // Inputs hold no sync lines (outputs, judged by ascend-sim, do).
-  std::string withSync = runAscend("ascend-sync " + scratch("bad/sync.asck", std::string(kHead) + "pipe_barrier ALL\n"), code);
+  std::string withSync = runGir("ascend-sync " + scratch("bad/sync.asck", std::string(kHead) + "pipe_barrier ALL\n"), code);
   CHECK(code == 2);
   CHECK(withSync.find("no sync lines") != std::string::npos);
-  runAscend("ascend-sync /nonexistent/k.asck", code);
+  runGir("ascend-sync /nonexistent/k.asck", code);
   CHECK(code == 2);
-  runAscend("ascend-sync " + scratch("ok.asck", std::string(kHead) + "MTE2 copy u <- x[0]\n") + " --stage nope", code);
+  runGir("ascend-sync " + scratch("ok.asck", std::string(kHead) + "MTE2 copy u <- x[0]\n") + " --stage nope", code);
   CHECK(code == 2);
-  runAscend("ascend-sync " + scratch("ok2.asck", std::string(kHead) + "MTE2 copy u <- x[0]\n") + " --target nope", code);
+  runGir("ascend-sync " + scratch("ok2.asck", std::string(kHead) + "MTE2 copy u <- x[0]\n") + " --target nope", code);
   CHECK(code == 2);
 }
 
@@ -72,20 +69,20 @@ TEST_CASE("ascend-sync writes an output that ascend-sim accepts; a broken one ex
   std::string in = test::sourcePath("tests/ascend/corpus/pingpong_explicit.asck");
   std::string out = test::binaryPath("ascend-cli/pingpong.out.asck");
   int code = -1;
-  runAscend("ascend-sync " + in + " -o " + out, code);
+  runGir("ascend-sync " + in + " -o " + out, code);
   REQUIRE(code == 0);
-  std::string report = runAscend("ascend-sim " + out, code);
+  std::string report = runGir("ascend-sim " + out, code);
   INFO(report);
   CHECK(code == 0);
   CHECK(report.find("correct, robust") != std::string::npos);
-  std::string json = runAscend("ascend-sim " + out + " --json", code);
+  std::string json = runGir("ascend-sim " + out + " --json", code);
   CHECK(json.find("\"overhead\"") != std::string::npos);
   std::string text = test::readText(out);
   size_t w = text.find("wait_flag");
   REQUIRE(w != std::string::npos);
   text.erase(w, text.find('\n', w) - w + 1);
   std::string broken = scratch("broken.asck", text);
-  report = runAscend("ascend-sim " + broken, code);
+  report = runGir("ascend-sim " + broken, code);
   INFO(report);
   CHECK(code == 1);
   CHECK(report.find("VIOLATION") != std::string::npos);
@@ -94,18 +91,18 @@ TEST_CASE("ascend-sync writes an output that ascend-sim accepts; a broken one ex
 TEST_CASE("ascend-sync shows stages, statistics and a baseline", "[cli][ascend]") {
   std::string in = test::sourcePath("tests/ascend/corpus/many_live_loop.asck");
   int code = -1;
-  std::string deps = runAscend("ascend-sync " + in + " --stage deps", code);
+  std::string deps = runGir("ascend-sync " + in + " --stage deps", code);
   CHECK(code == 0);
   CHECK(deps.find("RAW MTE2 -> V") != std::string::npos);
-  std::string stats = runAscend("ascend-sync " + in + " --stats --target ascend910b", code);
+  std::string stats = runGir("ascend-sync " + in + " --stats --target ascend910b", code);
   CHECK(code == 0);
   CHECK(stats.find("virtual IDs:") != std::string::npos);
   CHECK(stats.find("insertion time:") != std::string::npos);
-  std::string json = runAscend("ascend-sync " + in + " --json", code);
+  std::string json = runGir("ascend-sync " + in + " --json", code);
   CHECK(json.find("\"insertion\"") != std::string::npos);
-  std::string base = runAscend("ascend-sync " + in + " --baseline flag-per-dep", code);
+  std::string base = runGir("ascend-sync " + in + " --baseline flag-per-dep", code);
   CHECK(code == 1);
   CHECK(base.find("one flag per dependency needs") != std::string::npos);
-  runAscend("ascend-sync " + in + " --baseline barrier-all", code);
+  runGir("ascend-sync " + in + " --baseline barrier-all", code);
   CHECK(code == 0);
 }

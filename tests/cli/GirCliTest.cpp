@@ -4,17 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/cli/CliSupport.h"
 #include "tests/support/TestSupport.h"
+
+using gir::test::runGir;
 
 using namespace gir;
 
 namespace {
-
-std::string runGir(const std::string& args, int& code) {
-  std::string out;
-  code = test::runCommand(std::string(GIR_EXE) + " " + args, out);
-  return out;
-}
 
 struct BadCase {
   std::string file, expect;

@@ -5,20 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/CliSupport.h"
 #include "tests/support/TestSupport.h"
 
-using gir::test::runCommand;
+using gir::test::runGir;
+
 using gir::test::sourcePath;
-
-namespace {
-
-std::string runGir(const std::string& args, int& rc) {
-  std::string out;
-  rc = runCommand(std::string(GIR_EXE) + " " + args, out);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("gir plan --json: softmax has the E1 kernel counts and the byte orderings", "[cli][plan]") {
   int rc = 0;
