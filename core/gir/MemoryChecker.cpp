@@ -33,14 +33,35 @@ std::string MemoryCheckReport::str() const {
 
 namespace {
 
+// 8 bytes: the checker keeps one per element of every buffer (units fit 31 bits).
 struct Access {
-  int64_t unit = -1;
+  int32_t unit = -1;
   uint32_t node = UINT32_MAX;
 };
 
+// Most elements are read by one unit between writes: that reader lives inline, and only further
+// distinct readers (broadcast reads) allocate.
 struct ElementState {
   Access lastWrite;
-  std::vector<Access> readsSinceWrite;
+  Access firstRead;
+  std::vector<Access> moreReads;
+
+  bool sameAccess(const Access& a, const Access& b) const { return a.unit == b.unit && a.node == b.node; }
+  void addRead(const Access& a) {
+    if (firstRead.unit < 0) { firstRead = a; return; }
+    const Access& last = moreReads.empty() ? firstRead : moreReads.back();
+    if (!sameAccess(last, a)) moreReads.push_back(a);
+  }
+  template <typename F>
+  void forEachRead(F&& f) const {
+    if (firstRead.unit < 0) return;
+    f(firstRead);
+    for (const Access& r : moreReads) f(r);
+  }
+  void clearReads() {
+    firstRead = Access{};
+    moreReads.clear();
+  }
 };
 
 class MemoryModelChecker : public AccessObserver {
@@ -49,17 +70,19 @@ class MemoryModelChecker : public AccessObserver {
     computeAncestors();
     state_.resize(g.buffers().size());
     owner_.resize(g.buffers().size());
+    scope_.assign(g.buffers().size(), Scope::Device);
     for (uint32_t b = 0; b < g.buffers().size(); ++b) {
       if (g.buffers()[b].erased) continue;
       state_[b].resize(static_cast<size_t>(g.buffers()[b].numel()));
       const LevelDecl* l = g.levelOf(BufferId(b));
+      scope_[b] = l ? l->scope : Scope::Device;
       if (l && l->scope != Scope::Device) owner_[b].assign(static_cast<size_t>(g.buffers()[b].numel()), Access{});
     }
   }
 
   void access(NodeId node, int64_t unit, BufferId buffer, const std::vector<int64_t>& elems, bool isWrite) override {
     const Buffer& b = g_.buffer(buffer);
-    Access me{unit, node.value};
+    Access me{static_cast<int32_t>(unit), node.value};
     for (int64_t e : elems) {
       checkScope(buffer, e, me);
       ElementState& st = state_[buffer.value][e];
@@ -150,21 +173,20 @@ class MemoryModelChecker : public AccessObserver {
       add(FindingKind::Race, b, e, st.lastWrite, me,
           where(b, e) + " is written by " + who(st.lastWrite) + " and read by " + who(me) + " with no sync covering both units between them");
     }
-    if (st.readsSinceWrite.empty() || st.readsSinceWrite.back().unit != me.unit || st.readsSinceWrite.back().node != me.node)
-      st.readsSinceWrite.push_back(me);
+    st.addRead(me);
   }
 
   void write(const Buffer& b, int64_t e, ElementState& st, const Access& me) {
     if (st.lastWrite.unit >= 0 && !(st.lastWrite.unit == me.unit && st.lastWrite.node == me.node) && !ordered(st.lastWrite, me))
       add(FindingKind::WriteWriteConflict, b, e, st.lastWrite, me,
           where(b, e) + " is written by " + who(st.lastWrite) + " and again by " + who(me) + " in one epoch (no sync covering both)");
-    for (const Access& r : st.readsSinceWrite) {
-      if (r.unit == me.unit && r.node == me.node) continue;
+    st.forEachRead([&](const Access& r) {
+      if (r.unit == me.unit && r.node == me.node) return;
       if (!ordered(r, me))
         add(FindingKind::Race, b, e, r, me,
             where(b, e) + " is read by " + who(r) + " and overwritten by " + who(me) + " with no sync covering both units between them");
-    }
-    st.readsSinceWrite.clear();
+    });
+    st.clearReads();
     st.lastWrite = me;
   }
 
@@ -172,7 +194,7 @@ class MemoryModelChecker : public AccessObserver {
     auto& owners = owner_[buffer.value];
     if (owners.empty()) return;
     const Buffer& b = g_.buffer(buffer);
-    Scope scope = g_.levelOf(buffer)->scope;
+    Scope scope = scope_[buffer.value];
     Access& first = owners[e];
     if (first.unit < 0) { first = me; return; }
     int64_t instance = instanceOf(scope, me.unit), owner = instanceOf(scope, first.unit);
@@ -219,7 +241,8 @@ class MemoryModelChecker : public AccessObserver {
   std::vector<uint32_t> syncs_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> between_;
   std::vector<std::vector<ElementState>> state_;
-  std::vector<std::vector<Access>> owner_;  // first access per element of unit/block-shared buffers
+  std::vector<std::vector<Access>> owner_;
+  std::vector<Scope> scope_;  // per buffer, its level's scope (looked up once, not per element)  // first access per element of unit/block-shared buffers
   MemoryCheckReport report_;
 };
 
