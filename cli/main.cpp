@@ -19,6 +19,7 @@ const Command kCommands[] = {
     {"convert", "convert FILE -o OUT             text <-> JSON (by OUT's extension: .json or .gir)", gir::cli::runConvert},
     {"opt", "opt FILE [--greedy|--rule R --site N|--list] [--trace T] [--replay T] [--verify-each] [--print-after-each]", gir::cli::runOpt},
     {"import", "import MODEL.onnx [--target T] [--json|--dot] [--graph]  import ONNX, classify library ops, list memory-bound subgraphs", gir::cli::runImport},
+    {"lower", "lower MODEL.onnx [--target T] [--subgraph N] [--rows-per-unit K] [--block B] [--json] [-o OUT]", gir::cli::runLower},
     {"hardware", "hardware NAME|FILE              validate and print a hardware description", gir::cli::runHardware},
     {"walkthrough", "walkthrough [FILE]              the headless tour of a bundled example", gir::cli::runWalkthrough},
     {"ascend-sync", "ascend-sync IN.asck [-o OUT] [--stage S] [--stats] [--json] [--target T]  insert set_flag/wait_flag", gir::cli::runAscendSync},

@@ -123,3 +123,34 @@ TEST_CASE("gir opt: listing, a missing site, a bad trace", "[cli][malformed]") {
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("not valid JSON"));
 }
+
+TEST_CASE("gir lower: a model's subgraph becomes GIR that gir opt fuses to the minimal bytes", "[cli]") {
+  int code = -1;
+  std::string gir = test::binaryPath("tests/softmax-lowered.gir");
+  std::string out = runGir("lower " + test::sourcePath("scenarios/softmax.onnx") + " -o " + gir, code);
+  INFO(out);
+  REQUIRE(code == 0);
+  out = runGir("check " + gir + " --quiet", code);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("7 kernel(s)") && Catch::Contains("memory model: ok"));
+  out = runGir("opt " + gir + " --greedy --verify-each --quiet", code);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("after: kernels 1, dram bytes 524288"));
+}
+
+TEST_CASE("gir lower: bad requests exit 2 naming the problem", "[cli][malformed]") {
+  int code = -1;
+  std::string model = test::sourcePath("scenarios/softmax.onnx");
+  std::string out = runGir("lower " + model + " --subgraph 9", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("there is no subgraph 9"));
+  out = runGir("lower " + model + " --rows-per-unit x", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("--rows-per-unit expects"));
+  out = runGir("lower " + model + " --rows-per-unit 7", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("do not split into units of 7 rows"));
+  out = runGir("lower " + test::sourcePath("scenarios/shufflenet.onnx"), code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("shufflenet.onnx") && Catch::Contains("row template"));
+}

@@ -1,0 +1,59 @@
+// `gir lower MODEL.onnx [--target T] [--subgraph N] [--rows-per-unit K] [--block B] [-o OUT.gir]`:
+// a memory-bound subgraph of a model as per-op GIR kernels (row templates) merged with device syncs,
+// ready for `gir opt` and `gir check`.
+#include <iostream>
+
+#include "cli/Args.h"
+#include "cli/Commands.h"
+#include "core/compute/Preprocess.h"
+#include "core/gir/Json.h"
+#include "core/gir/Printer.h"
+#include "core/onnx/OnnxImporter.h"
+#include "search/templates/RowLowering.h"
+
+namespace gir::cli {
+
+namespace {
+
+Expected<int64_t> positiveOption(const Args& args, const std::string& name, int64_t def) {
+  if (!args.hasOption(name)) return def;
+  std::string v = args.option(name);
+  char* end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 0) return makeError("--" + name + " expects a non-negative integer, got '" + v + "'");
+  return static_cast<int64_t>(n);
+}
+
+}  // namespace
+
+int runLower(const CommandArgs& argv) {
+  auto args = parseArgs(argv, {"target", "subgraph", "rows-per-unit", "block", "o"}, {"json"});
+  if (!args) return reportBadInput(args.error());
+  if (args->positional.size() != 1) return reportBadInput(makeError("usage: gir lower MODEL.onnx [--target T] [--subgraph N] [-o OUT]"));
+  auto hw = loadHardwareByName(args->option("target", "nvidia-h100"));
+  if (!hw) return reportBadInput(hw.error());
+  auto model = compute::importOnnxFile(args->positional[0]);
+  if (!model) return reportBadInput(model.error());
+  auto pre = compute::preprocess(*model, *hw);
+  if (!pre) return reportBadInput(pre.error());
+  auto index = positiveOption(*args, "subgraph", 0);
+  auto rows = positiveOption(*args, "rows-per-unit", 1);
+  auto block = positiveOption(*args, "block", 4);
+  for (const auto* v : {&index, &rows, &block})
+    if (!*v) return reportBadInput(v->error());
+  if (*index >= static_cast<int64_t>(pre->subgraphs.size()))
+    return reportBadInput(makeError("the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s); there is no subgraph " +
+                                    std::to_string(*index), SourceLocation{args->positional[0], 0, 0, ""}));
+  if (*rows < 1 || *block < 1) return reportBadInput(makeError("--rows-per-unit and --block must be at least 1"));
+  auto lowered = search::lowerRowwise(*model, pre->subgraphs[*index], *hw, {*rows, *block});
+  if (!lowered) {
+    Diagnostic d = lowered.error();
+    d.location.file = args->positional[0];
+    return reportBadInput(d);
+  }
+  std::string text = args->has("json") ? graphToJson(lowered->gir) : printGraph(lowered->gir);
+  if (auto st = writeOutput(args->option("o", "-"), text); !st) return reportBadInput(st.error());
+  return kExitOk;
+}
+
+}  // namespace gir::cli
