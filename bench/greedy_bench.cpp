@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bench/BenchSupport.h"
 #include "rewrite/GreedyOptimizer.h"
 
 using namespace gir;
@@ -74,8 +75,7 @@ int main(int argc, char** argv) {
       last = keep.back().get();
       if (ms.back() > 10000) break;
     }
-    std::sort(ms.begin(), ms.end());
-    double med = ms[ms.size() / 2];
+    double med = gir::bench::median(ms);
     std::printf("%10zu %10zu %10d %12lld %14.1f\n", nodes, r.steps, last->cost().kernels,
                 static_cast<long long>(last->cost().dramBytes), med);
     lastSeconds = med / 1000;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "bench/BenchSupport.h"
 #include "core/compute/Preprocess.h"
 #include "core/onnx/OnnxImporter.h"
 
@@ -14,11 +15,6 @@ using namespace gir::compute;
 namespace fs = std::filesystem;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -62,7 +58,7 @@ int main(int argc, char** argv) {
   }
   std::printf("scenario                    bytes    ops  subgraphs  import ms  preprocess ms  total ms (median of %d)\n", repeats);
   std::printf("%-24s %9ju %6zu %10zu %10.3f %14.3f %9.3f\n", model.filename().string().c_str(),
-              static_cast<uintmax_t>(fs::file_size(model)), ops, subgraphs, median(importMs), median(preprocessMs),
-              median(totalMs));
+              static_cast<uintmax_t>(fs::file_size(model)), ops, subgraphs, gir::bench::median(importMs), gir::bench::median(preprocessMs),
+              gir::bench::median(totalMs));
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench/BenchSupport.h"
 #include "core/gir/Graph.h"
 #include "core/gir/MemoryChecker.h"
 #include "core/gir/Validity.h"
@@ -39,11 +40,6 @@ Graph buildChain() {
   return g;
 }
 
-double medianMs(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -66,8 +62,8 @@ int main() {
   std::printf("GIR interpreter + memory-model checker, %zu nodes, %lld units, %lld elements per unit (median of 7)\n",
               g.liveNodeCount(), static_cast<long long>(g.units), 64LL);
   std::printf("%-40s %10s\n", "phase", "ms");
-  std::printf("%-40s %10.2f\n", "interpreter alone", medianMs(interp));
-  std::printf("%-40s %10.2f\n", "verify + interpreter + checker", medianMs(checked));
-  std::printf("%-40s %10.2f\n", "checker overhead (ratio)", medianMs(checked) / medianMs(interp));
+  std::printf("%-40s %10.2f\n", "interpreter alone", gir::bench::median(interp));
+  std::printf("%-40s %10.2f\n", "verify + interpreter + checker", gir::bench::median(checked));
+  std::printf("%-40s %10.2f\n", "checker overhead (ratio)", gir::bench::median(checked) / gir::bench::median(interp));
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "bench/BenchSupport.h"
 #include "core/compute/GraphBuilder.h"
 #include "core/compute/Preprocess.h"
 #include "core/onnx/OnnxImporter.h"
@@ -17,11 +18,6 @@ using namespace gir::compute;
 namespace fs = std::filesystem;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Model {
   fs::path path;
@@ -76,7 +72,7 @@ double timePlanner(const std::string& name, const std::vector<search::PlanProble
     }
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
-  return median(ms);
+  return gir::bench::median(ms);
 }
 
 void printRows(const std::vector<search::PlanProblem>& problems, int repeats) {

@@ -46,19 +46,31 @@ static int64_t reducedCount(const Dims& dims, const std::vector<int>& axes) {
   return n;
 }
 
+// The max-shifted exponentials that softmax, log-softmax and log-sum-exp share:
+// m = max(x), d = x - m, e = exp(d), s = sum(e), over `axes` with kept dims.
+struct ShiftedExp {
+  TensorId m, d, e, s;
+};
+
+static Expected<ShiftedExp> shiftedExp(GraphBuilder& b, TensorId x, const std::vector<int>& axes) {
+  auto m = b.reduce(ReduceOp::Max, x, axes, true);
+  if (!m) return m.takeError();
+  auto d = b.binary(E::Sub, x, *m);
+  if (!d) return d.takeError();
+  auto e = b.unary(E::Exp, *d);
+  if (!e) return e.takeError();
+  auto s = b.reduce(ReduceOp::Sum, *e, axes, true);
+  if (!s) return s.takeError();
+  return ShiftedExp{*m, *d, *e, *s};
+}
+
 // log(sum(exp(x - max))) + max, stable for large inputs.
 static Expected<TensorId> logSumExp(GraphBuilder& b, TensorId x, const std::vector<int>& axes) {
-  auto m = b.reduce(ReduceOp::Max, x, axes, true);
-  if (!m) return m;
-  auto d = b.binary(E::Sub, x, *m);
-  if (!d) return d;
-  auto e = b.unary(E::Exp, *d);
-  if (!e) return e;
-  auto s = b.reduce(ReduceOp::Sum, *e, axes, true);
-  if (!s) return s;
-  auto l = b.unary(E::Log, *s);
+  auto se = shiftedExp(b, x, axes);
+  if (!se) return se.takeError();
+  auto l = b.unary(E::Log, se->s);
   if (!l) return l;
-  return b.binary(E::Add, *l, *m);
+  return b.binary(E::Add, *l, se->m);
 }
 
 // Pre-reduce transform, reduce op, post-reduce transform of each ONNX reduction.
@@ -103,18 +115,12 @@ static Status reduceOp(NodeContext& ctx) {
 
 // Softmax / LogSoftmax over `axes` of x (keepdims intermediates, explicit broadcasts).
 static Expected<TensorId> softmax(GraphBuilder& b, TensorId x, const std::vector<int>& axes, bool logForm) {
-  auto m = b.reduce(ReduceOp::Max, x, axes, true);
-  if (!m) return m;
-  auto d = b.binary(E::Sub, x, *m);
-  if (!d) return d;
-  auto e = b.unary(E::Exp, *d);
-  if (!e) return e;
-  auto s = b.reduce(ReduceOp::Sum, *e, axes, true);
-  if (!s) return s;
-  if (!logForm) return b.binary(E::Div, *e, *s);
-  auto l = b.unary(E::Log, *s);
+  auto se = shiftedExp(b, x, axes);
+  if (!se) return se.takeError();
+  if (!logForm) return b.binary(E::Div, se->e, se->s);
+  auto l = b.unary(E::Log, se->s);
   if (!l) return l;
-  return b.binary(E::Sub, *d, *l);
+  return b.binary(E::Sub, se->d, *l);
 }
 
 // Opset 13+ normalizes along one axis; opsets 11-12 flatten to 2-D at `axis` first.
