@@ -1,0 +1,174 @@
+// The calibration microbenchmarks: a generated library of STREAM-style loops timed from here.
+#include "codegen/cpu/Calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "codegen/cpu/CpuLauncher.h"
+
+namespace gir::codegen::cpu {
+
+namespace {
+
+// Kept as source so it is compiled with exactly the flags of generated kernels.
+constexpr const char* kBenchSource = R"CPP(// GIR Workbench calibration microbenchmarks (codegen/cpu/Calibration.cpp).
+#include <cstdint>
+#include <utility>
+#include <vector>
+#include <omp.h>
+
+namespace {
+thread_local std::vector<float> cacheX, cacheY;
+volatile float sink;
+}
+
+extern "C" {
+void gir_set_threads(int n) { omp_set_num_threads(n); }
+int cal_threads() {
+  int t = 1;
+#pragma omp parallel
+#pragma omp single
+  t = omp_get_num_threads();
+  return t;
+}
+// First touch by the threads that later stream the array (page placement).
+void cal_init(float* a, int64_t n, float v) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) a[i] = v;
+}
+void cal_copy(float* __restrict a, const float* __restrict b, int64_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i];
+}
+float cal_read(const float* a, int64_t n) {
+  float s = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += a[i];
+  return s;
+}
+// Every thread copies its own cache-sized array back and forth `passes` times.
+void cal_cache_copy(int64_t n, int passes) {
+#pragma omp parallel
+  {
+    if (static_cast<int64_t>(cacheX.size()) < n) {
+      cacheX.assign(static_cast<size_t>(n), 1.0f);
+      cacheY.assign(static_cast<size_t>(n), 2.0f);
+    }
+    float* x = cacheX.data();
+    float* y = cacheY.data();
+    for (int p = 0; p < passes; ++p) {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i];
+      std::swap(x, y);
+    }
+    if (x[0] < 0) sink = x[0];
+  }
+}
+void cal_barriers(int reps) {
+#pragma omp parallel
+  for (int r = 0; r < reps; ++r) {
+#pragma omp barrier
+  }
+}
+void cal_launches(int reps) {
+  for (int r = 0; r < reps; ++r) {
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (int i = 0; i < omp_get_num_threads(); ++i)
+        if (i < 0) sink = 0;
+    }
+  }
+}
+}
+)CPP";
+
+template <typename Call>
+double medianSeconds(Call call, int repeats) {
+  call();  // warm-up (first touch, thread pool start)
+  std::vector<double> s;
+  for (int i = 0; i < repeats; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    call();
+    s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(s.begin(), s.end());
+  return s[s.size() / 2];
+}
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+}  // namespace
+
+std::string Calibration::str() const {
+  std::ostringstream os;
+  os << "threads " << threads << ": stream copy " << streamCopyGBs << " GB/s, read " << streamReadGBs << " GB/s, tile " << tileGBs
+     << " GB/s, local " << localGBs << " GB/s, barrier " << barrierUs << " us, launch " << launchUs << " us";
+  return os.str();
+}
+
+Expected<Calibration> calibrate(const CalibrationOptions& o) {
+  CompileOptions co = o.compile;
+  co.optLevel = "-O3";
+  auto obj = compileSource(kBenchSource, co);
+  if (!obj) return obj.takeError();
+  auto lib = loadLibrary(obj->objectPath);
+  if (!lib) return lib.takeError();
+  auto setThreads = reinterpret_cast<void (*)(int)>(lib->symbol("gir_set_threads"));
+  auto threads = reinterpret_cast<int (*)()>(lib->symbol("cal_threads"));
+  auto init = reinterpret_cast<void (*)(float*, int64_t, float)>(lib->symbol("cal_init"));
+  auto copy = reinterpret_cast<void (*)(float*, const float*, int64_t)>(lib->symbol("cal_copy"));
+  auto read = reinterpret_cast<float (*)(const float*, int64_t)>(lib->symbol("cal_read"));
+  auto cacheCopy = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol("cal_cache_copy"));
+  auto barriers = reinterpret_cast<void (*)(int)>(lib->symbol("cal_barriers"));
+  auto launches = reinterpret_cast<void (*)(int)>(lib->symbol("cal_launches"));
+  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches)
+    return makeError(obj->objectPath + " lacks the calibration entry points");
+  if (o.threads > 0) setThreads(o.threads);
+  Calibration c;
+  c.threads = threads();
+  int64_t n = o.dramArrayBytes / 4;
+  std::unique_ptr<float, FreeDeleter> a(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)));
+  std::unique_ptr<float, FreeDeleter> b(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)));
+  if (!a || !b) return makeError("cannot allocate two " + std::to_string(o.dramArrayBytes) + "-byte arrays for the calibration");
+  init(a.get(), n, 0.0f);
+  init(b.get(), n, 1.0f);
+  double copyS = medianSeconds([&] { copy(a.get(), b.get(), n); }, o.repeats);
+  double readS = medianSeconds([&] { (void)read(b.get(), n); }, o.repeats);
+  c.streamCopyGBs = 8.0 * static_cast<double>(n) / copyS / 1e9;
+  c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
+  const int passes = 200;
+  int64_t tileN = o.tileArrayBytes / 4, localN = o.localArrayBytes / 4;
+  double tileS = medianSeconds([&] { cacheCopy(tileN, passes); }, o.repeats);
+  double localS = medianSeconds([&] { cacheCopy(localN, passes * 16); }, o.repeats);
+  c.tileGBs = 8.0 * static_cast<double>(tileN) * passes * c.threads / tileS / 1e9;
+  c.localGBs = 8.0 * static_cast<double>(localN) * passes * 16 * c.threads / localS / 1e9;
+  const int reps = 2000;
+  double launchS = medianSeconds([&] { launches(reps); }, o.repeats);
+  double barrierS = medianSeconds([&] { barriers(reps); }, o.repeats);
+  c.launchUs = launchS / reps * 1e6;
+  // One region holding `reps` barriers: take the region's own start and end off.
+  c.barrierUs = std::max(0.0, (barrierS - launchS / reps) / reps * 1e6);
+  return c;
+}
+
+HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
+  for (MemoryLevelDesc& l : hw.levels) {
+    if (l.scope == Scope::Device) l.bandwidthGBs = c.streamCopyGBs;
+    if (l.scope == Scope::Block) l.bandwidthGBs = c.tileGBs;
+    if (l.scope == Scope::Unit || l.scope == Scope::Lane) l.bandwidthGBs = c.localGBs;
+  }
+  hw.syncCostUs[static_cast<int>(Scope::Device)] = c.barrierUs;
+  hw.syncCostUs[static_cast<int>(Scope::Block)] = 0;
+  hw.launchCostUs = c.launchUs;
+  hw.maxUnits = c.threads;
+  return hw;
+}
+
+}  // namespace gir::codegen::cpu

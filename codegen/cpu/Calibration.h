@@ -1,0 +1,43 @@
+// Calibration of the cpu-host description on the machine at hand (design.md sections 5 and 6):
+// microbenchmarks, compiled by the same compiler and flags as generated kernels, measure STREAM-style
+// copy and read bandwidth on DRAM-sized arrays, the bandwidth of a thread's cache-sized scratch (the
+// `tile` level) and of an L1-sized array (`local`), the cost of a barrier (device sync between two
+// parallel loops) and of a parallel region (a launch).
+#pragma once
+
+#include <string>
+
+#include "codegen/cpu/CpuCompiler.h"
+#include "core/Expected.h"
+#include "core/hw/HardwareDesc.h"
+
+namespace gir::codegen::cpu {
+
+struct CalibrationOptions {
+  CompileOptions compile;
+  int threads = 0;                 // 0: OpenMP's default
+  int64_t dramArrayBytes = 64 << 20;  // per array; well beyond the last-level cache
+  int64_t tileArrayBytes = 256 << 10; // per thread; an L2-sized scratch
+  int64_t localArrayBytes = 16 << 10; // per thread; an L1-sized array
+  int repeats = 9;                 // median of this many
+};
+
+struct Calibration {
+  double streamCopyGBs = 0;  // (read + write) bytes / time, 2 x 4 bytes per element
+  double streamReadGBs = 0;
+  double tileGBs = 0;        // per-thread cache-resident copy, all threads together
+  double localGBs = 0;
+  double barrierUs = 0;      // one omp barrier among the threads
+  double launchUs = 0;       // one parallel region with an omp for over as many iterations as threads
+  int threads = 0;
+  std::string str() const;
+};
+
+Expected<Calibration> calibrate(const CalibrationOptions& options = {});
+
+// A copy of `base` with the measured figures written in: dram, tile and local bandwidths (levels by
+// scope), the device sync (barrier) and launch costs, max_units = threads. Block syncs stay free:
+// a block's units run in turn on one thread.
+HardwareDesc applyCalibration(HardwareDesc base, const Calibration& c);
+
+}  // namespace gir::codegen::cpu

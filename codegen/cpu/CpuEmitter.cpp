@@ -1,0 +1,215 @@
+// The CPU source of a GIR-Graph: one function per kernel (an orphaned `omp for` over blocks whose
+// implicit barrier is the device sync), stages inside a block in order, units of a block in turn,
+// and the extern "C" entry points the launcher calls.
+#include "codegen/cpu/CpuEmitter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "codegen/cpu/CpuNodeEmitter.h"
+#include "codegen/cpu/CpuPrelude.h"
+
+namespace gir::codegen::cpu {
+
+namespace {
+
+bool reservedName(const std::string& s) {
+  static const std::set<std::string> kReserved = {
+      "u", "u0", "u1", "blk", "g", "acc", "out", "tout", "scratch", "std", "int", "float", "double", "char", "long",
+      "short", "bool", "void", "auto", "const", "static", "for", "if", "else", "do", "while", "return", "switch",
+      "case", "default", "break", "continue", "new", "delete", "this", "class", "struct", "union", "enum",
+      "namespace", "template", "typename", "using", "operator", "true", "false", "signed", "unsigned", "volatile",
+      "register", "extern", "inline", "goto", "sizeof", "try", "catch", "throw", "virtual", "friend", "private",
+      "public", "protected", "mutable", "explicit", "export", "and", "or", "not", "xor", "NAN", "INFINITY", "main"};
+  if (kReserved.count(s) || s.rfind("gir", 0) == 0 || s.rfind("GIR", 0) == 0 || s[0] == '_') return true;
+  // in<k>, t<k>, i<k> are the emitter's operand, temporary and loop names.
+  for (const char* p : {"in", "t", "i"}) {
+    std::string pre = p;
+    if (s.size() > pre.size() && s.rfind(pre, 0) == 0 &&
+        std::all_of(s.begin() + static_cast<long>(pre.size()), s.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+      return true;
+  }
+  return false;
+}
+
+// C identifiers from the GIR buffer names: other characters become '_', clashes get a prefix or suffix.
+std::vector<std::string> bufferNames(const Graph& g) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;
+  for (uint32_t b = 0; b < g.buffers().size(); ++b) {
+    std::string s;
+    for (char ch : g.buffers()[b].name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || reservedName(s)) s = "b_" + s;
+    if (taken.count(s)) s += "_" + std::to_string(b);
+    taken.insert(s);
+    names.push_back(s);
+  }
+  return names;
+}
+
+std::string roleText(BufferRole r) { return std::string(roleName(r)); }
+
+std::string bufferComment(const Graph& g, const BufferPlan& p) {
+  const Buffer& b = g.buffer(p.buffer);
+  std::string shape;
+  for (int64_t e : b.shape) shape += (shape.empty() ? "" : ",") + std::to_string(e);
+  std::string role = b.role == BufferRole::Temp ? "" : " " + roleText(b.role);
+  return "%" + b.name + ": " + b.level + " f32[" + shape + "]" + role + ", " + std::string(placementName(p.placement)) + " (" + p.why + ")";
+}
+
+bool touches(const Graph& g, NodeId id, BufferId b) {
+  const Node& n = g.node(id);
+  for (const auto* list : {&n.inputs, &n.outputs})
+    for (SliceId s : *list)
+      if (g.slice(s).buffer == b) return true;
+  return false;
+}
+
+bool kernelTouches(const Graph& g, const KernelSchedule& k, BufferId b) {
+  for (const Stage& st : k.stages)
+    for (NodeId id : st.nodes)
+      if (touches(g, id, b)) return true;
+  return false;
+}
+
+// Buffers passed in the `g` array: global ones that are used, or are graph inputs or outputs.
+bool isArgument(const Graph& g, const BufferPlan& p) {
+  const Buffer& b = g.buffer(p.buffer);
+  return p.placement == Placement::Global && !b.erased && (p.used || b.role != BufferRole::Temp);
+}
+
+constexpr int64_t kStackArrayLimit = 8192;  // floats: larger per-unit arrays go to the thread scratch
+
+bool onStack(const BufferPlan& p) { return p.placement == Placement::PerUnit && p.instanceSize <= kStackArrayLimit; }
+
+void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, size_t stage, Status& status) {
+  const Stage& st = k.stages[stage];
+  w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
+                                                                std::to_string(stage - 1) + ")" : ""));
+  w.open("for (int64_t u = u0; u < u1; ++u)");
+  for (const BufferPlan& p : c.schedule.buffers) {
+    if (!onStack(p) || p.kernel != k.index) continue;
+    bool used = false;
+    for (NodeId id : st.nodes) used = used || touches(c.g, id, p.buffer);
+    if (used) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
+  }
+  for (NodeId id : st.nodes) {
+    const Node& n = c.g.node(id);
+    UnitDomain d = c.g.domainOf(n);
+    bool guarded = d.begin > 0 || d.end < c.g.units;
+    if (guarded) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
+    if (auto s = emitNode(w, c, id); !s && status) status = s;
+    if (guarded) w.close();
+  }
+  w.close();
+}
+
+void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, Status& status) {
+  const Schedule& s = c.schedule;
+  w.line("// kernel " + std::to_string(k.index) + ": " + std::to_string(k.stages.size()) + " stage(s), " + std::to_string(k.blockSyncs) +
+         " block sync(s); runs inside a parallel region, ends with the barrier of its omp for");
+  w.open("void kernel" + std::to_string(k.index) + "(float* const* g)");
+  int arg = 0;
+  for (const BufferPlan& p : s.buffers) {
+    if (!isArgument(c.g, p)) continue;
+    if (kernelTouches(c.g, k, p.buffer))
+      w.line("float* const " + c.names[p.buffer.value] + " = g[" + std::to_string(arg) + "];  // " + bufferComment(c.g, p));
+    ++arg;
+  }
+  int64_t scratch = 0;
+  std::vector<std::pair<std::string, int64_t>> carved;
+  for (const BufferPlan& p : s.buffers) {
+    if (p.kernel != k.index || p.placement == Placement::Global || onStack(p)) continue;
+    int64_t size = p.placement == Placement::PerBlockUnits ? p.instanceSize * s.unitsPerBlock : p.instanceSize;
+    carved.push_back({"float* const " + c.names[p.buffer.value] + " = scratch + " + std::to_string(scratch) + ";  // " + bufferComment(c.g, p), size});
+    scratch += (size + 15) / 16 * 16;  // 64-byte aligned pieces
+  }
+  if (scratch > 0) {
+    w.line("float* const scratch = girScratch(" + std::to_string(scratch) + ");  // this thread's block scratch");
+    for (const auto& [text, size] : carved) w.line(text);
+  }
+  w.line("#pragma omp for schedule(static)");
+  w.open("for (int64_t blk = 0; blk < " + std::to_string(s.blocks) + "; ++blk)");
+  w.line("const int64_t u0 = blk * " + std::to_string(s.unitsPerBlock) + ", u1 = std::min<int64_t>(u0 + " +
+         std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) + ");");
+  for (size_t st = 0; st < k.stages.size(); ++st)
+    if (!k.stages[st].nodes.empty()) emitStage(w, c, k, st, status);
+  w.close();
+  w.close();
+}
+
+void emitEntryPoints(CodeWriter& w, const CpuSource& src) {
+  w.line("extern \"C\" {");
+  w.line("const char* gir_signature() { return \"" + src.signature + "\"; }");
+  w.line("void gir_set_threads(int n) { omp_set_num_threads(n); }");
+  w.line("#ifdef GIR_INSTRUMENT");
+  w.line("long long gir_counted_bytes() { return girBytesTotal; }");
+  w.line("void gir_reset_counted_bytes() { girBytesTotal = 0; }");
+  w.line("#define GIR_FLUSH_COUNT() do { _Pragma(\"omp atomic\") girBytesTotal += girBytes; girBytes = 0; } while (0)");
+  w.line("#else");
+  w.line("long long gir_counted_bytes() { return -1; }");
+  w.line("void gir_reset_counted_bytes() {}");
+  w.line("#define GIR_FLUSH_COUNT() do {} while (0)");
+  w.line("#endif");
+  w.open("int gir_run(float* const* g)");
+  w.line("#pragma omp parallel");
+  w.open("");
+  for (int k = 0; k < src.kernels; ++k) w.line("kernel" + std::to_string(k) + "(g);");
+  w.line("GIR_FLUSH_COUNT();");
+  w.close();
+  w.line("return 0;");
+  w.close();
+  w.open("int gir_run_kernel(int k, float* const* g)");
+  w.line("if (k < 0 || k >= " + std::to_string(src.kernels) + ") return 1;");
+  w.line("#pragma omp parallel");
+  w.open("");
+  w.open("switch (k)");
+  for (int k = 0; k < src.kernels; ++k) w.line("case " + std::to_string(k) + ": kernel" + std::to_string(k) + "(g); break;");
+  w.close();
+  w.line("GIR_FLUSH_COUNT();");
+  w.close();
+  w.line("return 0;");
+  w.close();
+  w.line("}  // extern \"C\"");
+}
+
+}  // namespace
+
+Expected<CpuSource> emitCpu(const Graph& g, const CpuEmitOptions& options) {
+  auto schedule = buildSchedule(g);
+  if (!schedule) return schedule.takeError();
+  CpuSource src;
+  src.schedule = std::move(*schedule);
+  src.kernels = static_cast<int>(src.schedule.kernels.size());
+  EmitContext c{g, src.schedule, bufferNames(g), options.instrument};
+  for (const BufferPlan& p : src.schedule.buffers) {
+    if (!isArgument(g, p)) continue;
+    const Buffer& b = g.buffer(p.buffer);
+    src.args.push_back({b.name, p.buffer, b.numel(), b.role});
+    src.signature += (src.signature.empty() ? "" : ";") + c.names[p.buffer.value] + ":" + std::to_string(b.numel()) + ":" + roleText(b.role);
+  }
+  CodeWriter w;
+  w.line("// Generated by GIR Workbench (codegen/cpu) from GIR graph @" + g.name + ": " + std::to_string(g.units) + " units, " +
+         std::to_string(g.unitsPerBlock) + " per block, " + std::to_string(src.kernels) + " kernel(s).");
+  w.line("// A block's units run in turn on one thread; device syncs end a parallel loop; block syncs end a stage.");
+  if (options.instrument) w.line("#define GIR_INSTRUMENT 1");
+  src.code = w.text() + std::string(cpuPrelude());
+  CodeWriter body;
+  body.blank();
+  body.line("namespace {");
+  body.blank();
+  Status status = success();
+  for (const KernelSchedule& k : src.schedule.kernels) {
+    emitKernel(body, c, k, status);
+    body.blank();
+  }
+  body.line("}  // namespace");
+  body.blank();
+  emitEntryPoints(body, src);
+  if (!status) return status.takeError();
+  src.code += body.text();
+  return src;
+}
+
+}  // namespace gir::codegen::cpu

@@ -1,0 +1,136 @@
+// Building, running and timing a generated CPU library.
+#include "codegen/cpu/CpuLauncher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace gir::codegen::cpu {
+
+Timing summarize(std::vector<double> s) {
+  Timing t;
+  if (s.empty()) return t;
+  std::sort(s.begin(), s.end());
+  auto at = [&](double q) { return s[static_cast<size_t>(q * static_cast<double>(s.size() - 1) + 0.5)]; };
+  t.repeats = static_cast<int>(s.size());
+  t.minUs = s.front();
+  t.maxUs = s.back();
+  t.medianUs = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  t.p10Us = at(0.1);
+  t.p90Us = at(0.9);
+  return t;
+}
+
+// The arrays of one run: one 64-byte aligned allocation per argument of the generated code.
+struct CompiledKernel::Buffers {
+  std::vector<float*> ptrs;
+  std::vector<int64_t> sizes;
+  ~Buffers() {
+    for (float* p : ptrs) std::free(p);
+  }
+};
+
+Expected<CompiledKernel> CompiledKernel::build(const Graph& g, const LaunchOptions& options) {
+  auto src = emitCpu(g, options.emit);
+  if (!src) return src.takeError();
+  CompiledKernel k;
+  k.source_ = std::make_shared<CpuSource>(std::move(*src));
+  auto obj = compileSource(k.source_->code, options.compile);
+  if (!obj) return obj.takeError();
+  k.object_ = *obj;
+  auto lib = loadLibrary(obj->objectPath);
+  if (!lib) return lib.takeError();
+  k.library_ = *lib;
+  auto sig = reinterpret_cast<const char* (*)()>(k.library_.symbol("gir_signature"));
+  k.run_ = reinterpret_cast<RunFn>(k.library_.symbol("gir_run"));
+  k.runKernel_ = reinterpret_cast<RunKernelFn>(k.library_.symbol("gir_run_kernel"));
+  k.counted_ = reinterpret_cast<long long (*)()>(k.library_.symbol("gir_counted_bytes"));
+  k.resetCounted_ = reinterpret_cast<void (*)()>(k.library_.symbol("gir_reset_counted_bytes"));
+  auto setThreads = reinterpret_cast<void (*)(int)>(k.library_.symbol("gir_set_threads"));
+  if (!sig || !k.run_ || !k.runKernel_ || !k.counted_ || !k.resetCounted_ || !setThreads)
+    return makeError(obj->objectPath + " lacks the entry points of a generated GIR library");
+  if (k.source_->signature != sig())
+    return makeError(obj->objectPath + " was built for another argument list ('" + std::string(sig()) + "', expected '" +
+                     k.source_->signature + "'); remove it from the cache");
+  if (options.threads > 0) setThreads(options.threads);
+  return k;
+}
+
+Expected<std::shared_ptr<CompiledKernel::Buffers>> CompiledKernel::prepare(const TensorMap& inputs) {
+  auto b = std::make_shared<Buffers>();
+  for (const GlobalArg& a : source_->args) {
+    size_t bytes = (static_cast<size_t>(std::max<int64_t>(a.elements, 1)) * 4 + 63) / 64 * 64;
+    auto* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (!p) return makeError("cannot allocate " + std::to_string(bytes) + " bytes for buffer '%" + a.name + "'");
+    b->ptrs.push_back(p);
+    b->sizes.push_back(a.elements);
+    if (a.role != BufferRole::Input) {
+      std::fill(p, p + a.elements, std::numeric_limits<float>::quiet_NaN());
+      continue;
+    }
+    auto it = inputs.find(a.name);
+    if (it == inputs.end()) return makeError("no data given for input buffer '%" + a.name + "'");
+    if (static_cast<int64_t>(it->second.size()) != a.elements)
+      return makeError("input '%" + a.name + "' needs " + std::to_string(a.elements) + " values, got " + std::to_string(it->second.size()));
+    std::memcpy(p, it->second.data(), static_cast<size_t>(a.elements) * 4);
+  }
+  return b;
+}
+
+Expected<TensorMap> CompiledKernel::run(const TensorMap& inputs) {
+  auto b = prepare(inputs);
+  if (!b) return b.takeError();
+  if (int rc = run_((*b)->ptrs.data()); rc != 0) return makeError("gir_run returned " + std::to_string(rc));
+  TensorMap out;
+  for (size_t i = 0; i < source_->args.size(); ++i)
+    if (source_->args[i].role == BufferRole::Output)
+      out[source_->args[i].name] = std::vector<float>((*b)->ptrs[i], (*b)->ptrs[i] + (*b)->sizes[i]);
+  return out;
+}
+
+template <typename Call>
+static Timing timeCalls(Call call, const TimingOptions& t) {
+  using Clock = std::chrono::steady_clock;
+  auto once = [&] {
+    auto start = Clock::now();
+    call();
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  };
+  for (int i = 0; i < t.warmup; ++i) once();
+  double estimate = std::max(once(), 0.01);
+  int repeats = static_cast<int>(std::clamp(t.budgetSeconds * 1e6 / estimate, static_cast<double>(t.minRepeats), static_cast<double>(t.maxRepeats)));
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(repeats));
+  for (int i = 0; i < repeats; ++i) samples.push_back(once());
+  return summarize(std::move(samples));
+}
+
+Expected<Timing> CompiledKernel::time(const TensorMap& inputs, const TimingOptions& t) {
+  auto b = prepare(inputs);
+  if (!b) return b.takeError();
+  float* const* args = (*b)->ptrs.data();
+  return timeCalls([&] { run_(args); }, t);
+}
+
+Expected<std::vector<Timing>> CompiledKernel::timeKernels(const TensorMap& inputs, const TimingOptions& t) {
+  auto b = prepare(inputs);
+  if (!b) return b.takeError();
+  float* const* args = (*b)->ptrs.data();
+  run_(args);  // every kernel reads what earlier kernels wrote: fill the temporaries once
+  std::vector<Timing> out;
+  for (int k = 0; k < kernels(); ++k) out.push_back(timeCalls([&] { runKernel_(k, args); }, t));
+  return out;
+}
+
+Expected<int64_t> CompiledKernel::countBytes(const TensorMap& inputs) {
+  if (counted_() < 0) return makeError("this library was not built with instrumentation (CpuEmitOptions::instrument)");
+  auto b = prepare(inputs);
+  if (!b) return b.takeError();
+  resetCounted_();
+  run_((*b)->ptrs.data());
+  return static_cast<int64_t>(counted_());
+}
+
+}  // namespace gir::codegen::cpu

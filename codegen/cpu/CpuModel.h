@@ -1,0 +1,50 @@
+// The modelled time of a GIR-Graph on the CPU mapping, per kernel, and the error figures of modelled
+// against measured times (design.md section 6: MAPE, Spearman rank correlation across candidates).
+//
+//   kernel k [us] = launch_cost_us + sync_cost_us[device]              (its parallel loop and barrier)
+//                 + sum_level bytes_k(level) / (bandwidth(level) GB/s * 1e3)
+//                 + block_syncs_k * sync_cost_us[block]
+//                 + flops_k / (peak_gflops * 1e3)
+//   graph [us]    = launch_cost_us + sum_k (kernel k - launch_cost_us)  (gir_run: one parallel region)
+//
+// A level of the graph is priced with the hardware level of the same scope (device -> dram, block
+// -> tile, unit -> local on cpu-host), so graphs written for a GPU (smem, reg) are modelled too.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/gir/Graph.h"
+#include "core/hw/HardwareDesc.h"
+
+namespace gir::codegen::cpu {
+
+struct KernelModel {
+  int kernel = 0;
+  std::map<std::string, int64_t> bytesPerLevel;  // hardware level name -> bytes read + written
+  int64_t dramBytes = 0;
+  int64_t flops = 0;
+  int blockSyncs = 0;
+  double modelledUs = 0;  // alone: launch + barrier + traffic + syncs + compute
+};
+
+struct GraphModel {
+  std::vector<KernelModel> kernels;
+  int64_t dramBytes = 0;
+  double modelledUs = 0;  // all kernels in one parallel region
+};
+
+GraphModel modelCpu(const Graph& g, const HardwareDesc& hw);
+
+// Figures over pairs (modelled, measured), measured > 0.
+struct ModelError {
+  size_t count = 0;
+  double mapePercent = 0;          // mean |modelled - measured| / measured * 100
+  double maxRelativeError = 0;     // max |modelled - measured| / measured
+  double spearman = 0;             // rank correlation (average ranks on ties); 0 with fewer than 2 points
+  bool pickWithin5Percent = false; // the candidate with the least modelled time measures within 5 % of the fastest
+};
+ModelError modelError(const std::vector<double>& modelled, const std::vector<double>& measured);
+
+}  // namespace gir::codegen::cpu

@@ -1,0 +1,300 @@
+// One gOperator as C++ loops for one unit: base pointers from the slice offsets and the buffer's
+// placement, the node's loop nest (codegen/schedule/LoopNest.h), `#pragma omp simd` on the innermost
+// loop, packing of staged operands, and in instrumented builds the byte count of every device access.
+#include "codegen/cpu/CpuNodeEmitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/gir/Printer.h"
+
+namespace gir::codegen::cpu {
+
+void CodeWriter::line(const std::string& text) {
+  if (!text.empty()) text_.append(static_cast<size_t>(indent_) * 2, ' ');
+  text_ += text;
+  text_ += "\n";
+}
+
+static std::string intLiteral(int64_t v) {
+  std::string s = std::to_string(v);
+  return std::llabs(v) > 2147483647LL ? s + "LL" : s;
+}
+
+std::string affineExpr(const AffineIndex& a) {
+  std::string out;
+  auto add = [&](int64_t coeff, const std::string& var) {
+    if (coeff == 0) return;
+    std::string mag = std::llabs(coeff) == 1 && !var.empty() ? var : intLiteral(std::llabs(coeff)) + (var.empty() ? "" : "*" + var);
+    if (out.empty()) out = coeff < 0 ? "-" + mag : mag;
+    else out += (coeff < 0 ? " - " : " + ") + mag;
+  };
+  for (const UnitTerm& t : a.terms()) {
+    switch (t.kind) {
+      case UnitTermKind::Identity: add(t.coeff, "u"); break;
+      case UnitTermKind::Div: add(t.coeff, "(u/" + std::to_string(t.divisor) + ")"); break;
+      case UnitTermKind::Mod: add(t.coeff, "(u%" + std::to_string(t.divisor) + ")"); break;
+    }
+  }
+  add(a.constant(), "");
+  return out.empty() ? "0" : out;
+}
+
+std::string floatLiteral(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+namespace {
+
+std::string indexExpr(const std::vector<int64_t>& strides) {
+  std::string out;
+  for (size_t d = 0; d < strides.size(); ++d) {
+    if (strides[d] == 0) continue;
+    std::string term = "i" + std::to_string(d) + (strides[d] == 1 ? "" : "*" + intLiteral(strides[d]));
+    out += out.empty() ? term : " + " + term;
+  }
+  return out.empty() ? "0" : out;
+}
+
+// Loops over ext[from, to); the pragma (if any) goes in front of the first of the `pragmaDepth`
+// innermost loops (collapse for more than one).
+template <typename Body>
+void emitLoops(CodeWriter& w, const std::vector<int64_t>& ext, size_t from, size_t to, const std::string& pragma,
+               size_t pragmaDepth, Body body) {
+  for (size_t d = from; d < to; ++d) {
+    if (!pragma.empty() && d + pragmaDepth == to)
+      w.line("#pragma " + pragma + (pragmaDepth > 1 ? " collapse(" + std::to_string(pragmaDepth) + ")" : ""));
+    std::string i = "i" + std::to_string(d);
+    w.open("for (int64_t " + i + " = 0; " + i + " < " + intLiteral(ext[d]) + "; ++" + i + ")");
+  }
+  body();
+  for (size_t d = from; d < to; ++d) w.close();
+}
+
+// Base pointer of a slice for unit u, from the buffer's placement.
+std::string sliceBase(const EmitContext& c, SliceId sid) {
+  const MemorySlice& s = c.g.slice(sid);
+  const BufferPlan& p = c.schedule.buffers[s.buffer.value];
+  const std::string& name = c.names[s.buffer.value];
+  AffineIndex off = s.offset;
+  std::string prefix;
+  switch (p.placement) {
+    case Placement::Global: break;
+    case Placement::PerBlockUnits:
+      prefix = "(u - u0)*" + intLiteral(p.instanceSize) + " + ";
+      [[fallthrough]];
+    case Placement::PerUnit:
+      off.addTerm(UnitTermKind::Identity, 1, -p.loStride);
+      off.addConstant(-p.loBase);
+      break;
+    case Placement::PerBlock:
+      if (c.schedule.unitsPerBlock == 1) off.addTerm(UnitTermKind::Identity, 1, -p.loStride);
+      else off.addTerm(UnitTermKind::Div, c.schedule.unitsPerBlock, -p.loStride);
+      off.addConstant(-p.loBase);
+      break;
+  }
+  std::string e = affineExpr(off);
+  if (prefix.empty() && e == "0") return name;
+  return name + " + (" + prefix + e + ")";
+}
+
+std::string sliceComment(const EmitContext& c, SliceId sid) {
+  const MemorySlice& s = c.g.slice(sid);
+  std::string shape;
+  for (int64_t e : s.shape) shape += (shape.empty() ? "" : ",") + std::to_string(e);
+  return "%" + c.g.buffer(s.buffer).name + "[" + s.offset.str() + " +: " + shape + "]";
+}
+
+bool isDevice(const EmitContext& c, SliceId sid) { return c.schedule.buffers[c.g.slice(sid).buffer.value].deviceLevel; }
+
+void count(CodeWriter& w, const EmitContext& c, int accesses) {
+  if (c.instrument && accesses > 0) w.line("GIR_COUNT(" + std::to_string(4 * accesses) + ");");
+}
+
+void declareTemp(CodeWriter& w, const std::string& name, int64_t elements) {
+  if (elements <= 16384) {
+    w.line("alignas(64) float " + name + "[" + intLiteral(elements) + "];");
+    return;
+  }
+  w.line("std::vector<float> " + name + "_v(" + intLiteral(elements) + ");");
+  w.line("float* const " + name + " = " + name + "_v.data();");
+}
+
+// Copies a slice to or from a contiguous temporary in element order (staged operands).
+void emitPack(CodeWriter& w, const EmitContext& c, SliceId sid, const std::string& slicePtr, const std::string& temp, bool toTemp) {
+  const MemorySlice& s = c.g.slice(sid);
+  std::vector<int64_t> ext, str;
+  for (size_t d = 0; d < s.shape.size(); ++d)
+    if (s.shape[d] != 1) ext.push_back(s.shape[d]), str.push_back(s.strides[d]);
+  std::string sliceAt = slicePtr + "[" + indexExpr(str) + "]", tempAt = temp + "[" + indexExpr(denseStrides(ext)) + "]";
+  w.line(std::string("// ") + (toTemp ? "pack " : "unpack ") + sliceComment(c, sid) + " in element order");
+  emitLoops(w, ext, 0, ext.size(), "omp simd", 1, [&] {
+    w.line(toTemp ? tempAt + " = " + sliceAt + ";" : sliceAt + " = " + tempAt + ";");
+    count(w, c, isDevice(c, sid) ? 1 : 0);
+  });
+}
+
+std::string elementwiseExpr(ElementwiseOp op, const std::vector<std::string>& a) {
+  switch (op) {
+    case ElementwiseOp::Add: return a[0] + " + " + a[1];
+    case ElementwiseOp::Sub: return a[0] + " - " + a[1];
+    case ElementwiseOp::Mul: return a[0] + " * " + a[1];
+    case ElementwiseOp::Div: return a[0] + " / " + a[1];
+    case ElementwiseOp::Max: return "std::max(" + a[0] + ", " + a[1] + ")";
+    case ElementwiseOp::Min: return "std::min(" + a[0] + ", " + a[1] + ")";
+    case ElementwiseOp::Pow: return "std::pow(" + a[0] + ", " + a[1] + ")";
+    case ElementwiseOp::Neg: return "-" + a[0];
+    case ElementwiseOp::Abs: return "std::fabs(" + a[0] + ")";
+    case ElementwiseOp::Exp: return "girExp(" + a[0] + ")";
+    case ElementwiseOp::Log: return "std::log(" + a[0] + ")";
+    case ElementwiseOp::Sqrt: return "std::sqrt(" + a[0] + ")";
+    case ElementwiseOp::Rsqrt: return "1.0f / std::sqrt(" + a[0] + ")";
+    case ElementwiseOp::Recip: return "1.0f / " + a[0];
+    case ElementwiseOp::Relu: return "std::max(" + a[0] + ", 0.0f)";
+    case ElementwiseOp::Sigmoid: return "girSigmoid(" + a[0] + ")";
+    case ElementwiseOp::Tanh: return "girTanh(" + a[0] + ")";
+    case ElementwiseOp::Erf: return "girErf(" + a[0] + ")";
+    case ElementwiseOp::Copy: return a[0];
+    case ElementwiseOp::Select: return a[0] + " != 0.0f ? " + a[1] + " : " + a[2];
+  }
+  GIR_UNREACHABLE("unknown elementwise op");
+}
+
+// The names the loops read and write: the slice's base pointer, or its temporary when staged.
+struct Operands {
+  std::vector<std::string> in;
+  std::string out;
+};
+
+void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNest& nest, const Operands& ops) {
+  std::vector<std::string> loads;
+  int deviceAccesses = !nest.output.staged && isDevice(c, nest.output.slice) ? 1 : 0;
+  for (size_t k = 0; k < nest.inputs.size(); ++k) {
+    loads.push_back(ops.in[k] + "[" + indexExpr(nest.inputs[k].strides) + "]");
+    deviceAccesses += !nest.inputs[k].staged && isDevice(c, nest.inputs[k].slice) ? 1 : 0;
+  }
+  std::string value = loads[0];
+  if (n.kind() == NodeKind::Elementwise) {
+    const auto& p = std::get<ElementwisePayload>(n.payload);
+    std::vector<std::string> args;
+    for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : loads[static_cast<size_t>(o.input)]);
+    value = elementwiseExpr(p.op, args);
+  }
+  emitLoops(w, nest.extents, 0, nest.extents.size(), "omp simd", 1, [&] {
+    w.line(ops.out + "[" + indexExpr(nest.output.strides) + "] = " + value + ";");
+    count(w, c, deviceAccesses);
+  });
+}
+
+struct ReduceSpelling {
+  std::string identity, clause, combine;  // combine: with "acc" and "v" substituted by the caller
+};
+
+ReduceSpelling reduceSpelling(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return {"0.0f", "+", "A + V"};
+    case ReduceOp::Prod: return {"1.0f", "*", "A * V"};
+    case ReduceOp::Max: return {"-INFINITY", "max", "std::max(A, V)"};
+    case ReduceOp::Min: return {"INFINITY", "min", "std::min(A, V)"};
+  }
+  GIR_UNREACHABLE("unknown reduce op");
+}
+
+std::string combine(const ReduceSpelling& r, const std::string& acc, const std::string& v) {
+  std::string s = r.combine;
+  s.replace(s.find('A'), 1, acc);
+  s.replace(s.find('V'), 1, v);
+  return s;
+}
+
+void emitReduce(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNest& nest, const Operands& ops) {
+  ReduceSpelling r = reduceSpelling(std::get<ReducePayload>(n.payload).op);
+  int inDev = !nest.inputs[0].staged && isDevice(c, nest.inputs[0].slice) ? 1 : 0;
+  int outDev = !nest.output.staged && isDevice(c, nest.output.slice) ? 1 : 0;
+  std::string load = ops.in[0] + "[" + indexExpr(nest.inputs[0].strides) + "]";
+  std::string store = ops.out + "[" + indexExpr(nest.output.strides) + "]";
+  size_t loops = nest.extents.size(), kept = 0;
+  while (kept < loops && !nest.reduced[kept]) ++kept;
+  if (nest.reductionIsInnermost()) {
+    // One scalar accumulator per output element; the reduced loops are a simd reduction.
+    emitLoops(w, nest.extents, 0, kept, kept == loops ? "omp simd" : "", 1, [&] {
+      w.line("float acc = " + r.identity + ";");
+      emitLoops(w, nest.extents, kept, loops, "omp simd reduction(" + r.clause + ":acc)", loops - kept, [&] {
+        w.line("acc = " + combine(r, "acc", load) + ";");
+        count(w, c, inDev);
+      });
+      w.line(store + " = acc;");
+      count(w, c, outDev);
+    });
+    return;
+  }
+  // Reduced loops outside kept ones: accumulate into a dense array, then store each element once.
+  std::vector<int64_t> keptExt;
+  for (size_t d = 0; d < loops; ++d)
+    if (!nest.reduced[d]) keptExt.push_back(nest.extents[d]);
+  std::vector<int64_t> accStrides, dense = denseStrides(keptExt);
+  for (size_t d = 0, k = 0; d < loops; ++d) accStrides.push_back(nest.reduced[d] ? 0 : dense[k++]);
+  declareTemp(w, "acc", nest.outputElements);
+  w.line("std::fill(acc, acc + " + intLiteral(nest.outputElements) + ", " + r.identity + ");");
+  std::string accAt = "acc[" + indexExpr(accStrides) + "]";
+  emitLoops(w, nest.extents, 0, loops, nest.reduced[loops - 1] ? "" : "omp simd", 1, [&] {
+    w.line(accAt + " = " + combine(r, accAt, load) + ";");
+    count(w, c, inDev);
+  });
+  std::vector<int64_t> outStrides;
+  for (size_t d = 0; d < loops; ++d)
+    if (!nest.reduced[d]) outStrides.push_back(nest.output.strides[d]);
+  emitLoops(w, keptExt, 0, keptExt.size(), "omp simd", 1, [&] {
+    w.line(ops.out + "[" + indexExpr(outStrides) + "] = acc[" + indexExpr(dense) + "];");
+    count(w, c, outDev);
+  });
+}
+
+}  // namespace
+
+Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id) {
+  auto nest = loopNestOf(c.g, id);
+  if (!nest) return nest.takeError();
+  const Node& n = c.g.node(id);
+  w.line("// node " + std::to_string(id.value) + ": " + describeNode(c.g, id));
+  w.open("");
+  Operands ops;
+  for (size_t k = 0; k < nest->inputs.size(); ++k) {
+    SliceId s = nest->inputs[k].slice;
+    std::string ptr = "in" + std::to_string(k);
+    w.line("const float* const " + ptr + " = " + sliceBase(c, s) + ";  // " + sliceComment(c, s));
+    ops.in.push_back(ptr);
+  }
+  w.line("float* const out = " + sliceBase(c, nest->output.slice) + ";  // " + sliceComment(c, nest->output.slice));
+  ops.out = "out";
+  for (size_t k = 0; k < nest->inputs.size(); ++k) {
+    if (!nest->inputs[k].staged) continue;
+    std::string t = "t" + std::to_string(k);
+    declareTemp(w, t, c.g.slice(nest->inputs[k].slice).numel());
+    emitPack(w, c, nest->inputs[k].slice, ops.in[k], t, true);
+    ops.in[k] = t;
+  }
+  if (nest->output.staged) {
+    declareTemp(w, "tout", nest->outputElements);
+    ops.out = "tout";
+  }
+  switch (n.kind()) {
+    case NodeKind::Move:
+    case NodeKind::Elementwise:
+    case NodeKind::Broadcast: emitElementwise(w, c, n, *nest, ops); break;
+    case NodeKind::Reduce: emitReduce(w, c, n, *nest, ops); break;
+    case NodeKind::Sync: GIR_UNREACHABLE("syncs are scheduled, not emitted");
+  }
+  if (nest->output.staged) emitPack(w, c, nest->output.slice, "out", "tout", false);
+  w.close();
+  return success();
+}
+
+}  // namespace gir::codegen::cpu

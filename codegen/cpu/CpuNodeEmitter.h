@@ -1,0 +1,44 @@
+// The loops of one gOperator for one unit, as C++ statements (used by CpuEmitter only).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/schedule/LoopNest.h"
+#include "codegen/schedule/Schedule.h"
+#include "core/Expected.h"
+#include "core/gir/Graph.h"
+
+namespace gir::codegen::cpu {
+
+// Indented lines of C++.
+class CodeWriter {
+ public:
+  void line(const std::string& text);
+  void open(const std::string& head) { line(head.empty() ? "{" : head + " {"); ++indent_; }
+  void close(const std::string& tail = "}") { --indent_; line(tail); }
+  void blank() { text_ += "\n"; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  int indent_ = 0;
+};
+
+// What every node's emission needs: the graph, its schedule and the C names of its buffers.
+struct EmitContext {
+  const Graph& g;
+  const Schedule& schedule;
+  std::vector<std::string> names;  // per buffer id: its C identifier
+  bool instrument = false;
+};
+
+// C expression of an affine offset in `u` ("16*u - 90944", "4*(u/4)", "0").
+std::string affineExpr(const AffineIndex& a);
+// A float literal that reads back as the float nearest to v ("1.0f", "1e-05f", "INFINITY").
+std::string floatLiteral(double v);
+
+// Emits the node's statements (inside a scope of its own) into w.
+Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id);
+
+}  // namespace gir::codegen::cpu
