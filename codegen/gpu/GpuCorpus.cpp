@@ -1,0 +1,161 @@
+// Cases for the GPU back ends: GIR files and the plans of the bundled models.
+#include "codegen/gpu/GpuCorpus.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "core/compute/Preprocess.h"
+#include "core/compute/ReferenceEvaluator.h"
+#include "core/gir/Json.h"
+#include "core/gir/Validity.h"
+#include "core/onnx/OnnxImporter.h"
+#include "rewrite/GreedyOptimizer.h"
+#include "search/templates/RowLowering.h"
+
+namespace gir::gpu {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string stemOf(const std::string& path) {
+  std::string s = fs::path(path).stem().string();
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+int64_t ioBytes(const Graph& g) {
+  int64_t n = 0;
+  for (const auto& b : g.buffers())
+    if (!b.erased && b.role != BufferRole::Temp) n += b.numel() * 4;
+  return n;
+}
+
+// Random values for the subgraph's inputs (constants keep theirs), evaluated op by op.
+Status referenceData(const compute::Graph& g, const compute::Subgraph& sub, const search::LoweredSubgraph& lowered,
+                     uint64_t seed, TensorMap& inputs, TensorMap& expected) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mag(0.1, 2.0);
+  std::map<compute::TensorId, compute::TensorData> values;
+  for (compute::TensorId t : sub.inputs) {
+    const auto& tensor = g.tensor(t);
+    compute::TensorData d{tensor.dtype, tensor.dims, {}};
+    if (tensor.constant) d.values = *tensor.constant;
+    else
+      for (int64_t i = 0; i < compute::numElements(tensor.dims); ++i)
+        d.values.push_back(compute::roundToDType(tensor.dtype, mag(rng) * (rng() % 2 ? -1 : 1)));
+    values[t] = std::move(d);
+  }
+  for (compute::OpId id : sub.ops) {
+    const auto& op = g.op(id);
+    std::vector<const compute::TensorData*> ins;
+    for (compute::TensorId t : op.inputs) {
+      auto it = values.find(t);
+      if (it == values.end()) return makeError("op '" + op.name + "' reads a tensor the subgraph does not provide");
+      ins.push_back(&it->second);
+    }
+    auto outs = compute::evalOp(g, op, ins);
+    if (!outs) return outs.takeError();
+    for (size_t i = 0; i < op.outputs.size(); ++i) values[op.outputs[i]] = std::move((*outs)[i]);
+  }
+  for (const auto& [name, t] : lowered.inputBuffers) inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  for (const auto& [name, t] : lowered.outputBuffers) expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  return success();
+}
+
+}  // namespace
+
+std::vector<std::string> knownPlanners() { return {"eager", "gir"}; }
+
+Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
+                                          const std::vector<std::string>& planners, uint64_t seed) {
+  for (const auto& p : planners)
+    if (std::find(knownPlanners().begin(), knownPlanners().end(), p) == knownPlanners().end())
+      return makeError("unknown planner '" + p + "' for GPU code generation; known: eager, gir");
+  auto model = compute::importOnnxFile(onnxPath);
+  if (!model) return model.takeError();
+  auto pre = compute::preprocess(*model, hw);
+  if (!pre) return pre.takeError();
+  if (pre->subgraphs.empty()) return makeError("the model has no memory-bound subgraph", SourceLocation{onnxPath, 0, 0, ""});
+  std::vector<GpuCase> out;
+  for (size_t i = 0; i < pre->subgraphs.size(); ++i) {
+    const auto& sub = pre->subgraphs[i];
+    auto lowered = search::lowerRowwise(*model, sub, hw, {});
+    if (!lowered) {
+      Diagnostic d = lowered.takeError();
+      d.location.file = onnxPath;
+      d.message = "subgraph " + std::to_string(i) + " has no row-template lowering yet: " + d.message;
+      return d;
+    }
+    GpuCase base;
+    base.reference = "reference-evaluator";
+    base.minBytes = sub.minBytes;
+    if (auto st = referenceData(*model, sub, *lowered, seed, base.inputs, base.expected); !st) return st.takeError();
+    for (const auto& planner : planners) {
+      GpuCase c = base;
+      c.planner = planner;
+      c.name = stemOf(onnxPath) + (pre->subgraphs.size() > 1 ? "_sub" + std::to_string(i) : "") + "_" + planner;
+      c.gir = lowered->gir;
+      if (planner == "gir") {
+        Stepper st(lowered->gir, hw, /*checked=*/false, seed, /*recordCosts=*/false);
+        GreedyResult r = runGreedy(st);
+        if (r.stop != StopReason::Converged) return makeError("the greedy optimizer stopped early on " + c.name + ": " + r.failure);
+        c.gir = st.graph().compacted();
+      }
+      c.gir.name = c.name;
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+Expected<GpuCase> girFileCase(const std::string& path, uint64_t seed) {
+  auto g = loadGirFile(path);
+  if (!g) return g.takeError();
+  GpuCase c;
+  c.name = stemOf(path);
+  c.planner = "file";
+  c.gir = std::move(*g);
+  c.inputs = randomInputs(c.gir, seed);
+  auto run = interpret(c.gir, c.inputs);
+  if (!run) {
+    Diagnostic d = run.takeError();
+    d.location.file = path;
+    return d;
+  }
+  c.expected = std::move(*run);
+  c.reference = "interpreter";
+  c.minBytes = ioBytes(c.gir);
+  return c;
+}
+
+std::vector<GpuCase> gpuCompileCorpus(const std::string& sourceDir, const HardwareDesc& hw, std::vector<std::string>* skipped) {
+  auto skip = [&](const std::string& what, const std::string& why) {
+    if (skipped) skipped->push_back(what + ": " + why);
+  };
+  std::vector<GpuCase> out;
+  std::vector<fs::path> files;
+  for (const auto& dir : {"tests/golden/gir", "scenarios"})
+    for (const auto& e : fs::directory_iterator(fs::path(sourceDir) / dir)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    if (f.extension() == ".gir") {
+      auto c = girFileCase(f.string(), 1);
+      if (!c) { skip(f.filename().string(), c.error().str()); continue; }
+      ValidityReport v = checkValidity(c->gir, c->inputs);
+      if (!v.valid()) { skip(f.filename().string(), "not a valid graph: " + v.str()); continue; }
+      out.push_back(std::move(*c));
+    } else if (f.extension() == ".onnx") {
+      auto plans = modelPlans(f.string(), hw, knownPlanners(), 7);
+      if (!plans) { skip(f.filename().string(), plans.error().str()); continue; }
+      for (auto& c : *plans) out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace gir::gpu

@@ -1,0 +1,42 @@
+// The GIR-Graphs the GPU back ends compile and run, with their inputs and reference outputs: a GIR
+// file (reference: the interpreter), or a model's memory-bound subgraphs under each planner
+// (reference: the computation graph's reference evaluator through LoweredSubgraph's buffer maps).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/gir/Graph.h"
+#include "core/gir/Interpreter.h"
+#include "core/hw/HardwareDesc.h"
+
+namespace gir::gpu {
+
+struct GpuCase {
+  std::string name;       // file stem for the emitted sources: "softmax_sub0_gir", "relu"
+  std::string planner;    // "file", "eager" (per-op kernels), "gir" (greedy-optimized)
+  Graph gir;
+  TensorMap inputs;       // per input buffer
+  TensorMap expected;     // per output buffer
+  std::string reference;  // "interpreter" or "reference-evaluator"
+  int64_t minBytes = 0;   // the subgraph's minimal DRAM bytes; for a file: inputs + outputs once
+};
+
+std::vector<std::string> knownPlanners();  // "eager", "gir"
+
+// A model's plans: every memory-bound subgraph under each planner. This is the one function that
+// turns a model into GIR plans for the GPU back ends; today the row templates (search::lowerRowwise)
+// give "eager" and the greedy optimizer turns it into "gir"; the general template lowering replaces
+// its body. Fails naming the subgraph and the op when a subgraph cannot be lowered.
+Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
+                                          const std::vector<std::string>& planners, uint64_t seed);
+
+// A .gir (text or JSON) file; its reference outputs come from the interpreter on random inputs.
+Expected<GpuCase> girFileCase(const std::string& path, uint64_t seed);
+
+// What CI compiles: every valid GIR golden (tests/golden/gir) and every plan of every bundled
+// scenario that lowers today. `skipped` gets one line per file left out, with the reason.
+std::vector<GpuCase> gpuCompileCorpus(const std::string& sourceDir, const HardwareDesc& hw, std::vector<std::string>* skipped);
+
+}  // namespace gir::gpu

@@ -1,0 +1,41 @@
+// The GPU side of `gir run`: write a case's program and data, compile it with nvcc (hipcc for HIP
+// targets), run the harness, check it against the reference outputs and time it with events.
+#pragma once
+
+#include <string>
+
+#include "codegen/gpu/GpuCorpus.h"
+#include "codegen/gpu/GpuEmitter.h"
+#include "codegen/gpu/GpuTarget.h"
+#include "core/Expected.h"
+
+namespace gir::gpu {
+
+struct GpuRunOptions {
+  std::string workDir;  // sources, binary and data go here (created)
+  int warmup = 10;
+  int repeat = 100;
+  double rtol = 1e-4, atol = 1e-5;
+};
+
+struct GpuRunResult {
+  bool ok = false;          // every output within rtol/atol of the reference
+  double maxAbsError = 0, maxRelError = 0;
+  double medianUs = 0, minUs = 0;  // the whole launch sequence, CUDA/HIP events
+  int kernels = 0;
+  std::string binary;
+  std::string harnessOutput;
+};
+
+// Writes DIR/NAME.cu|.hip, DIR/harness.cu|.hip, DIR/build.sh, DIR/NAME.gir and DIR/data/ (every input
+// as NAME.in.bin, every reference output as NAME.ref.bin, raw little-endian float32).
+Status writeGpuProgram(const GpuProgram& program, const GpuCase& c, const std::string& dir);
+
+// Whether this machine has a GPU of the API's kind (driver device nodes); `why` says what is missing.
+bool gpuPresent(GpuApi api, std::string* why = nullptr);
+
+// Emits, writes, compiles and runs. Fails with a message starting "no GPU" when the program built
+// but the machine has no device to run it on; with the compiler's output when it does not build.
+Expected<GpuRunResult> runOnGpu(const GpuCase& c, const GpuTarget& target, const GpuRunOptions& options);
+
+}  // namespace gir::gpu
