@@ -101,7 +101,7 @@ std::string sliceBase(const EmitContext& c, SliceId sid) {
       break;
   }
   std::string e = affineExpr(off);
-  if (prefix.empty() && e == "0") return name;
+  if (e == "0") return prefix.empty() ? name : name + " + " + prefix.substr(0, prefix.size() - 3);
   return name + " + (" + prefix + e + ")";
 }
 

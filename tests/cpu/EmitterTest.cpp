@@ -1,0 +1,197 @@
+// The emitted C++ of a small graph against a reviewed golden file, the schedule's stages and buffer
+// placements, loop nests of awkward slices (transposes, outer-axis reductions and broadcasts,
+// unit domains, u/k and u%k offsets) run against the interpreter, and compiler errors quoting the line.
+#include <catch2/catch.hpp>
+
+#include "codegen/cpu/CpuCheck.h"
+#include "codegen/schedule/LoopNest.h"
+#include "codegen/schedule/Schedule.h"
+#include "core/gir/Parser.h"
+#include "core/gir/Validity.h"
+#include "tests/cpu/CpuTestSupport.h"
+
+using namespace gir;
+using namespace gir::codegen;
+using namespace gir::codegen::cpu;
+
+namespace {
+
+Graph parseFile(const std::string& relative) {
+  auto g = parseGirText(test::readText(test::sourcePath(relative)), relative);
+  INFO((g ? "" : g.error().str()));
+  REQUIRE(g);
+  return std::move(*g);
+}
+
+Graph parseText(const std::string& text) {
+  auto g = parseGirText(text, "<test>");
+  INFO((g ? "" : g.error().str()));
+  REQUIRE(g);
+  return std::move(*g);
+}
+
+const BufferPlan& planOf(const Graph& g, const Schedule& s, const std::string& name) {
+  auto b = g.findBuffer(name);
+  REQUIRE(b);
+  return s.buffers[b->value];
+}
+
+}  // namespace
+
+TEST_CASE("the generated code of softmax_block matches its golden file", "[cpu][emit]") {
+  Graph g = parseFile("tests/golden/gir/softmax_block.gir");
+  auto src = emitCpu(g);
+  REQUIRE(src);
+  std::string goldenPath = test::sourcePath("tests/golden/cpu/softmax_block.cpp");
+  if (test::blessMode()) test::writeText(goldenPath, src->code);
+  CHECK(src->code == test::readText(goldenPath));
+  // The golden itself compiles and matches the interpreter, so a bless cannot store wrong code.
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  REQUIRE(k);
+  auto check = checkAgainstInterpreter(g, *k, 4);
+  REQUIRE(check);
+  CHECK(check->close);
+}
+
+TEST_CASE("schedule: stages at block syncs, kernels at device syncs, placement by scope and lifetime", "[cpu][schedule]") {
+  Graph g = parseFile("tests/golden/gir/softmax_block.gir");
+  auto s = buildSchedule(g);
+  REQUIRE(s);
+  REQUIRE(s->kernels.size() == 1);
+  CHECK(s->kernels[0].blockSyncs == 2);
+  CHECK(s->kernels[0].stages.size() == 3);
+  CHECK(s->blocks == 8);
+  CHECK(planOf(g, *s, "x").placement == Placement::Global);
+  CHECK(planOf(g, *s, "pmax_s").placement == Placement::PerBlock);  // smem: one scratch per block
+  CHECK(planOf(g, *s, "pmax_s").instanceSize == 4);
+  CHECK(planOf(g, *s, "xr").placement == Placement::PerBlockUnits);  // registers live across a block sync
+  CHECK(planOf(g, *s, "xr").instanceSize == 16);
+  CHECK(planOf(g, *s, "pmax").placement == Placement::PerUnit);      // registers inside one stage
+  CHECK(planOf(g, *s, "pmax").instanceSize == 1);
+
+  Graph two = parseFile("tests/golden/gir/two_kernels.gir");
+  auto s2 = buildSchedule(two);
+  REQUIRE(s2);
+  CHECK(s2->kernels.size() == 2);
+  CHECK(planOf(two, *s2, "t").placement == Placement::Global);
+}
+
+// Awkward slices on purpose: a transposing move (shapes that do not refine each other), a reduction
+// over the outer axis, a broadcast along the outer axis from DRAM, u/k and u%k offsets, unit domains.
+constexpr const char* kAwkward = R"(gir @awkward target=cpu-host units=8 block=2
+level dram device
+level tile block capacity=1048576
+level local unit capacity=32768
+%x = buffer dram f32[8,4,6] input
+%v = buffer dram f32[6] input
+%y = buffer dram f32[8,6,4] output
+%z = buffer dram f32[8,6] output
+%w = buffer dram f32[8,4,6] output
+%c = buffer dram f32[16] output
+%r = buffer local f32[192]
+%t = buffer local f32[192]
+%s = buffer local f32[48]
+%t2 = buffer local f32[192]
+%b = buffer local f32[192]
+%q = buffer local f32[16]
+%x_u = slice %x offset(24*u) shape[4,6] strides[6,1]
+%r_u = slice %r offset(24*u) shape[24] strides[1]
+%r_t = slice %r offset(24*u) shape[6,4] strides[1,6]
+%t_f = slice %t offset(24*u) shape[24] strides[1]
+%t2_u = slice %t2 offset(24*u) shape[4,6] strides[6,1]
+%y_u = slice %y offset(24*u) shape[24] strides[1]
+%r_m = slice %r offset(24*u) shape[4,6] strides[6,1]
+%s_u = slice %s offset(6*u) shape[6] strides[1]
+%z_u = slice %z offset(6*u) shape[6] strides[1]
+%b_u = slice %b offset(24*u) shape[4,6] strides[6,1]
+%w_u = slice %w offset(24*u) shape[4,6] strides[6,1]
+%v_a = slice %v offset(0) shape[6] strides[1]
+%x_k = slice %x offset(24*(u%2)+48*(u/2)) shape[2] strides[1]
+%q_u = slice %q offset(2*u) shape[2] strides[1]
+%c_u = slice %c offset(2*u) shape[2] strides[1]
+move %x_u -> %r_u
+move %r_t -> %t_f
+move %t_f -> %y_u
+reduce.sum axes[0] %r_m -> %s_u
+move %s_u -> %z_u
+broadcast axes[0] %v_a -> %b_u
+ew.mul %b_u, %r_m -> %t2_u domain[0,4)
+ew.add %b_u, %r_m -> %t2_u domain[4,8)
+move %t2_u -> %w_u
+move %x_k -> %q_u
+move %q_u -> %c_u
+)";
+
+TEST_CASE("awkward slices: transposes, outer reductions, DRAM broadcasts, domains, u/k and u%k", "[cpu][emit]") {
+  Graph g = parseText(kAwkward);
+  ValidityReport v = checkValidity(g, randomInputs(g, 1));
+  INFO(v.str());
+  REQUIRE(v.valid());
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  INFO((k ? "" : k.error().str()));
+  REQUIRE(k);
+  for (uint64_t seed : {1, 2, 3}) {
+    auto check = checkAgainstInterpreter(g, *k, seed);
+    REQUIRE(check);
+    INFO(check->firstMismatch);
+    CHECK(check->close);
+  }
+  const std::string& code = k->source().code;
+  CHECK(code.find("// pack %v[") != std::string::npos);      // the DRAM broadcast input is read once
+  CHECK(code.find("if (u >= 0 && u < 4)") != std::string::npos);
+  CHECK(code.find("48*(u/2) + 24*(u%2)") != std::string::npos);
+}
+
+TEST_CASE("loop nests refine shapes and merge contiguous loops", "[cpu][schedule]") {
+  Graph g = parseText(kAwkward);
+  // node 0: [4,6] dense -> [24]: one loop of 24.
+  auto n0 = loopNestOf(g, NodeId(0));
+  REQUIRE(n0);
+  CHECK(n0->extents == std::vector<int64_t>{24});
+  CHECK(n0->inputs[0].strides == std::vector<int64_t>{1});
+  // node 1: a transposed [6,4] view into a flat [24]: two loops, the input walks with strides (1, 6).
+  auto n1 = loopNestOf(g, NodeId(1));
+  REQUIRE(n1);
+  CHECK(n1->extents == std::vector<int64_t>{6, 4});
+  CHECK(n1->inputs[0].strides == std::vector<int64_t>{1, 6});
+  CHECK(n1->output.strides == std::vector<int64_t>{4, 1});
+  // node 3: reduce over the outer axis: the reduced loop is not innermost.
+  auto n3 = loopNestOf(g, NodeId(3));
+  REQUIRE(n3);
+  CHECK(n3->reduced == std::vector<bool>{true, false});
+  CHECK_FALSE(n3->reductionIsInnermost());
+  CHECK(n3->output.strides == std::vector<int64_t>{0, 1});
+}
+
+TEST_CASE("a compiler error quotes the generated source line", "[cpu][compile]") {
+  std::string broken = "// deliberately broken\nint ok() { return 1; }\nint broken() { return undeclared_name + 1; }\n";
+  CompileOptions o = test::cpuTestOptions().compile;
+  auto obj = compileSource(broken, o);
+  REQUIRE_FALSE(obj);
+  std::string text = obj.error().str();
+  INFO(text);
+  CHECK(obj.error().location.line == 3);
+  CHECK(text.find("undeclared_name") != std::string::npos);
+  CHECK(text.find("generated source line 3: int broken() { return undeclared_name + 1; }") != std::string::npos);
+  CHECK(text.find(".cpp") != std::string::npos);
+}
+
+TEST_CASE("the cache returns the same object for the same source", "[cpu][compile]") {
+  CompileOptions o = test::cpuTestOptions().compile;
+  std::string src = "extern \"C\" int gir_cache_probe() { return 7; }\n";
+  auto a = compileSource(src, o);
+  REQUIRE(a);
+  auto b = compileSource(src, o);
+  REQUIRE(b);
+  CHECK(b->cacheHit);
+  CHECK(a->objectPath == b->objectPath);
+  auto lib = loadLibrary(b->objectPath);
+  REQUIRE(lib);
+  auto fn = reinterpret_cast<int (*)()>(lib->symbol("gir_cache_probe"));
+  REQUIRE(fn);
+  CHECK(fn() == 7);
+  o.optLevel = "-O2";  // other flags, another key
+  auto c = compileSource(src, o);
+  REQUIRE(c);
+  CHECK(c->objectPath != a->objectPath);
+}

@@ -1,0 +1,130 @@
+// The row-wise scenarios through the CPU backend: every lowerable candidate (per-op `eager` lowering and
+// the greedy-optimized `gir` graph) compiles, runs and matches the reference evaluator (rtol 1e-4) and
+// the interpreter; the instrumented build moves exactly the cost model's DRAM bytes.
+#include <catch2/catch.hpp>
+
+#include "codegen/cpu/CpuCheck.h"
+#include "codegen/cpu/CpuModel.h"
+#include "codegen/cpu/PlanCandidates.h"
+#include "core/gir/Validity.h"
+#include "core/onnx/OnnxImporter.h"
+#include "rewrite/Cost.h"
+#include "tests/cpu/CpuTestSupport.h"
+
+using namespace gir;
+using namespace gir::codegen::cpu;
+
+namespace {
+
+const char* const kRowwise[] = {"softmax", "layernorm", "rmsnorm", "gelu", "silu", "row_reduction", "bert_bias_residual_layernorm"};
+
+struct Loaded {
+  compute::Graph model;
+  compute::PreprocessResult pre;
+};
+
+Loaded load(const std::string& name, const HardwareDesc& hw) {
+  auto model = compute::importOnnxFile(test::sourcePath("scenarios/" + name + ".onnx"));
+  INFO((model ? "" : model.error().str()));
+  REQUIRE(model);
+  auto pre = compute::preprocess(*model, hw);
+  REQUIRE(pre);
+  REQUIRE_FALSE(pre->subgraphs.empty());
+  return {std::move(*model), std::move(*pre)};
+}
+
+size_t countOf(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Every unit's every access at device-scope levels, from the cost model's per-level figures.
+int64_t deviceAccessBytes(const Graph& g) {
+  int64_t bytes = 0;
+  for (const auto& [level, b] : computeCost(g).bytesPerLevel) {
+    const LevelDecl* l = g.level(level);
+    if (l && l->scope == Scope::Device) bytes += b;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("row-wise scenarios: eager and gir candidates on the CPU match the reference evaluator", "[cpu][scenario]") {
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  for (const char* name : kRowwise) {
+    INFO(name);
+    Loaded s = load(name, *hw);
+    for (const auto& sub : s.pre.subgraphs) {
+      auto candidates = planCandidates(s.model, sub, *hw, {"eager", "gir"});
+      int64_t eagerBytes = 0, girBytes = 0;
+      for (const PlanCandidate& c : candidates) {
+        INFO(c.planner << " " << c.variant << " " << c.skipReason);
+        if (!c.lowered) {  // a variant that does not fit (rows per unit, capacity); the first always lowers
+          CHECK(c.variant != candidates.front().variant);
+          continue;
+        }
+        // Every variant for softmax, the first variant elsewhere: bounds the test's compile time.
+        if (std::string(name) != "softmax" && c.variant != candidates.front().variant) continue;
+        const Graph& g = c.lowered->gir;
+        auto k = CompiledKernel::build(g, test::cpuTestOptions());
+        INFO((k ? "" : k.error().str()));
+        REQUIRE(k);
+        auto ref = referenceCase(s.model, sub, *c.lowered, 11);
+        REQUIRE(ref);
+        auto vsRef = checkAgainstReference(*ref, *k);
+        REQUIRE(vsRef);
+        INFO(vsRef->firstMismatch);
+        CHECK(vsRef->close);
+        auto vsInterp = checkAgainstInterpreter(g, *k, 12);
+        REQUIRE(vsInterp);
+        INFO(vsInterp->firstMismatch);
+        CHECK(vsInterp->close);
+        if (c.variant == candidates.front().variant) (c.planner == "gir" ? girBytes : eagerBytes) = deviceAccessBytes(g);
+      }
+      // The greedy optimizer's graph moves fewer DRAM bytes than the per-op graph.
+      CHECK(girBytes > 0);
+      CHECK(girBytes < eagerBytes);
+    }
+  }
+}
+
+TEST_CASE("the instrumented build moves exactly the cost model's DRAM bytes", "[cpu][bytes]") {
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  for (const char* name : kRowwise) {
+    INFO(name);
+    Loaded s = load(name, *hw);
+    for (const PlanCandidate& c : planCandidates(s.model, s.pre.subgraphs[0], *hw, {"eager", "gir"})) {
+      if (!c.lowered || c.variant != "rows/unit=1 block=4") continue;
+      INFO(c.planner);
+      const Graph& g = c.lowered->gir;
+      auto k = CompiledKernel::build(g, test::cpuTestOptions(/*instrument=*/true));
+      INFO((k ? "" : k.error().str()));
+      REQUIRE(k);
+      CHECK(countOf(k->source().code, "GIR_COUNT(") > 1);  // the prelude's #define, then the loops' counts
+      auto counted = k->countBytes(randomInputs(g, 1));
+      REQUIRE(counted);
+      CHECK(*counted == deviceAccessBytes(g));
+      CHECK(*counted == modelCpu(g, *hw).dramBytes);
+      // A second run counts the same again: the counter is reset, not accumulated across runs.
+      auto again = k->countBytes(randomInputs(g, 2));
+      REQUIRE(again);
+      CHECK(*again == *counted);
+    }
+  }
+}
+
+TEST_CASE("an uninstrumented build refuses to count bytes", "[cpu][bytes]") {
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  Loaded s = load("silu", *hw);
+  auto cands = planCandidates(s.model, s.pre.subgraphs[0], *hw, {"eager"});
+  REQUIRE(cands.front().lowered);
+  auto k = CompiledKernel::build(cands.front().lowered->gir, test::cpuTestOptions());
+  REQUIRE(k);
+  CHECK(countOf(k->source().code, "GIR_COUNT(") == 1);  // only the prelude's #define
+  CHECK_FALSE(k->countBytes(randomInputs(cands.front().lowered->gir, 1)));
+}
