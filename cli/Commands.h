@@ -27,5 +27,7 @@ int runAscendSim(const CommandArgs& args);
 int runLower(const CommandArgs& args);
 // Baseline fusion plans of a model's memory-bound subgraphs — cli/PlanCommand.cpp
 int runPlan(const CommandArgs& args);
+// CUDA/HIP sources, harness and build script for a model's plans or a GIR file — cli/CodegenCommand.cpp
+int runCodegen(const CommandArgs& args);
 
 }  // namespace gir::cli

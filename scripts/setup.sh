@@ -11,6 +11,7 @@ PACKAGES=(
   libopenblas-dev
   qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev libgraphviz-dev
   xvfb xauth
+  hipcc  # HIP code generation compile tests (brings clang-15, lld and rocm-device-libs for gfx908)
 )
 
 missing=()

@@ -1,0 +1,159 @@
+// The GPU mapping read off the emitted source (issue 7, acceptance 2): a block-scope exchange uses
+// shared memory and exactly one barrier per block sync; a unit-scope exchange uses shuffles and no
+// barrier; a device sync splits the kernel. Also the plan's placement decisions.
+#include <catch2/catch.hpp>
+
+#include "codegen/gpu/GpuPlan.h"
+#include "core/gir/Graph.h"
+#include "tests/gpu/GpuTestSupport.h"
+
+using namespace gir;
+using gir::test::countOf;
+
+namespace {
+
+size_t syncsOf(const Graph& g, Scope scope) {
+  size_t n = 0;
+  for (const auto& node : g.nodes())
+    if (!node.erased && node.isSync() && node.syncScope() == scope) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a block-scope exchange goes through __shared__ with one __syncthreads per block sync", "[gpu][mapping]") {
+  auto c = test::caseFromFile("tests/golden/gir/softmax_block.gir");
+  REQUIRE(syncsOf(c.gir, Scope::Block) == 2);
+  for (const char* target : {"nvidia-h100", "amd-mi100"}) {
+    INFO(target);
+    std::string src = test::programFor(c.gir, target).kernelSource;
+    CHECK(countOf(src, "__syncthreads()") == 2);
+    CHECK(countOf(src, "__shared__ float s_pmax_s[4]") == 1);
+    CHECK(countOf(src, "__shared__ float s_psum_s[4]") == 1);
+    CHECK(countOf(src, "__global__") == 1);
+    CHECK(countOf(src, "__syncwarp") == 0);
+  }
+}
+
+TEST_CASE("a unit-scope exchange uses warp shuffles and no barrier", "[gpu][mapping]") {
+  // softmax after the greedy optimizer: both row reductions stay inside one warp.
+  auto hw = loadHardwareByName("nvidia-h100");
+  REQUIRE(hw);
+  auto plans = gpu::modelPlans(test::sourcePath("scenarios/softmax.onnx"), *hw, {"gir"}, 7);
+  INFO((plans ? "" : plans.error().str()));
+  REQUIRE(plans);
+  const Graph& g = plans->front().gir;
+  std::string cuda = test::programFor(g, "nvidia-h100").kernelSource;
+  CHECK(countOf(cuda, "__shfl_xor_sync(0xffffffffu, acc, o)") == 2);  // one butterfly per row reduction
+  CHECK(countOf(cuda, "for (int o = 16; o > 0; o >>= 1)") == 2);
+  CHECK(countOf(cuda, "__syncthreads") == 0);
+  CHECK(countOf(cuda, "__syncwarp") == 0);
+  CHECK(countOf(cuda, "__shared__") == 0);
+  std::string hip = test::programFor(g, "amd-mi100").kernelSource;
+  CHECK(countOf(hip, "__shfl_xor(acc, o)") == 2);
+  CHECK(countOf(hip, "for (int o = 32; o > 0; o >>= 1)") == 2);  // 64-lane wavefront
+  CHECK(countOf(hip, "__syncthreads") == 0);
+
+  // An explicit `sync unit` over registers: the reversed read is pulled from the owner lanes by shuffles.
+  auto m = test::caseFromFile("tests/gpu/data/mapping.gir");
+  REQUIRE(syncsOf(m.gir, Scope::Unit) == 1);
+  std::string src = test::programFor(m.gir, "nvidia-h100").kernelSource;
+  CHECK(countOf(src, "registers: the exchange is done by shuffles, no barrier") == 1);
+  CHECK(countOf(src, "gir_pull(r_p, ") == 1);
+  CHECK(countOf(src, "__syncthreads") == 0);
+  CHECK(countOf(src, "__syncwarp") == 0);
+}
+
+TEST_CASE("a device sync splits the kernel: one __global__ function and one launch per kernel", "[gpu][mapping]") {
+  for (const char* file : {"two_kernels", "figure6", "softmax_device", "shufflenet_dest"}) {
+    INFO(file);
+    auto c = test::caseFromFile(std::string("tests/golden/gir/") + file + ".gir");
+    int kernels = kernelCount(c.gir);
+    REQUIRE(kernels == static_cast<int>(syncsOf(c.gir, Scope::Device)) + 1);
+    for (const char* target : {"nvidia-h100", "amd-mi100"}) {
+      auto p = test::programFor(c.gir, target);
+      CHECK(p.kernels == kernels);
+      CHECK(countOf(p.kernelSource, "__global__ void") == static_cast<size_t>(kernels));
+      CHECK(countOf(p.kernelSource, ", 0, stream>>>(") == static_cast<size_t>(kernels));
+      CHECK(countOf(p.kernelSource, "__syncthreads") == 0);  // no block syncs in these graphs
+    }
+  }
+  // The per-op plan of a model: one launch per op kernel, in order.
+  auto hw = loadHardwareByName("nvidia-h100");
+  REQUIRE(hw);
+  auto plans = gpu::modelPlans(test::sourcePath("scenarios/layernorm.onnx"), *hw, {"eager", "gir"}, 7);
+  REQUIRE(plans);
+  for (const auto& c : *plans) {
+    INFO(c.name);
+    auto p = test::programFor(c.gir, "nvidia-h100");
+    CHECK(p.kernels == kernelCount(c.gir));
+    CHECK(countOf(p.kernelSource, ", 0, stream>>>(") == static_cast<size_t>(p.kernels));
+    if (c.planner == "gir") CHECK(p.kernels == 1);
+    if (c.planner == "eager") CHECK(p.kernels > 5);
+  }
+}
+
+TEST_CASE("unit domains become guards, block size is units per block x lanes", "[gpu][mapping]") {
+  auto c = test::caseFromFile("tests/golden/gir/shufflenet_dest.gir");
+  std::string cuda = test::programFor(c.gir, "nvidia-h100").kernelSource;
+  CHECK(countOf(cuda, "if (u < 116) {") == 5);  // the concat's first move and the split's four
+  CHECK(countOf(cuda, "if (u >= 116 && u < 232) {") == 1);
+  CHECK(countOf(cuda, "<<<58, 128, 0, stream>>>") == 3);  // 232 units / 4 per block; 4 x 32 threads
+  CHECK(countOf(cuda, "__launch_bounds__(128)") == 3);
+  auto hip = test::programFor(c.gir, "amd-mi100");
+  CHECK(countOf(hip.kernelSource, "<<<58, 256, 0, stream>>>") == 3);  // 4 x 64 threads
+  CHECK(countOf(hip.kernelSource, "#include <hip/hip_runtime.h>") == 1);
+  // Affine offsets with u / k and u % k terms become index arithmetic.
+  CHECK(countOf(cuda, "g_c[(784 * (u / 2) + 90944 * (u % 2)) + e]") == 1);
+}
+
+TEST_CASE("the plan: loads sink into their consumer's kernel; what registers cannot hold goes to global memory", "[gpu][plan]") {
+  auto hw = loadHardwareByName("nvidia-h100");
+  REQUIRE(hw);
+  auto t = gpu::gpuTargetByName("nvidia-h100");
+  REQUIRE(t);
+  auto plans = gpu::modelPlans(test::sourcePath("scenarios/softmax.onnx"), *hw, {"eager"}, 7);
+  REQUIRE(plans);
+  auto p = gpu::planGpu(plans->front().gir, *t);
+  REQUIRE(p);
+  CHECK(p->sunkNodes >= 1);  // x is loaded again for the subtraction, two kernels later
+  for (size_t b = 0; b < p->buffers.size(); ++b) {
+    INFO(p->graph.buffers()[b].name << ": " << p->buffers[b].spillReason);
+    CHECK_FALSE(p->buffers[b].spilled);
+  }
+
+  auto across = test::caseFromFile("tests/gpu/data/reg_across.gir");
+  auto q = gpu::planGpu(across.gir, *t);
+  REQUIRE(q);
+  auto r = q->graph.findBuffer("r");
+  REQUIRE(r);
+  CHECK(q->buffers[r->value].spilled);
+  CHECK(q->buffers[r->value].placement == gpu::Placement::Global);
+  CHECK(q->buffers[r->value].spillReason == "kernels 0 and 1 both touch it");
+  auto s = q->graph.findBuffer("s");
+  REQUIRE(s);
+  CHECK(q->buffers[s->value].placement == gpu::Placement::Registers);
+  CHECK(q->buffers[s->value].slots == 2);  // 40 elements over 32 lanes
+
+  auto blockCase = test::caseFromFile("tests/golden/gir/softmax_block.gir");
+  auto sb = gpu::planGpu(blockCase.gir, *t);
+  REQUIRE(sb);
+  auto pm = sb->graph.findBuffer("pmax_s");
+  REQUIRE(pm);
+  CHECK(sb->buffers[pm->value].placement == gpu::Placement::Shared);
+  CHECK(sb->buffers[pm->value].blockScale == 4);
+  CHECK(sb->buffers[pm->value].blockExtent == 4);
+}
+
+TEST_CASE("graphs the GPU cannot run are refused with the reason", "[gpu][plan]") {
+  auto c = test::caseFromFile("tests/golden/gir/relu.gir");
+  c.gir.unitsPerBlock = 64;  // 64 warps x 32 lanes = 2048 threads
+  auto t = gpu::gpuTargetByName("nvidia-h100");
+  REQUIRE(t);
+  auto p = gpu::emitGpuProgram(c.gir, *t);
+  REQUIRE_FALSE(p);
+  CHECK(p.error().str().find("2048 threads per block; nvidia-h100 allows 1024") != std::string::npos);
+  auto bad = gpu::gpuTargetByName("cpu-host");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("known GPU targets: nvidia-h100, nvidia-a100, amd-mi100") != std::string::npos);
+}

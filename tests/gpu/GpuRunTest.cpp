@@ -1,0 +1,80 @@
+// The GPU side of `gir run` (runOnGpu) and `gir codegen`: on a machine with a GPU the run checks the
+// numerics and times; without one it builds the program and says clearly that no GPU is present.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "codegen/gpu/GpuToolchain.h"
+#include "tests/cli/CliSupport.h"
+#include "tests/gpu/GpuTestSupport.h"
+
+using namespace gir;
+
+TEST_CASE("runOnGpu checks against the reference on a GPU, and says so when there is none", "[gpu][run]") {
+  auto c = test::caseFromFile("tests/golden/gir/softmax_block.gir");
+  auto t = gpu::gpuTargetByName("nvidia-h100");
+  REQUIRE(t);
+  if (Status works = gpu::compilerWorks(gpu::GpuApi::Cuda); !works) {
+    WARN("skipping runOnGpu: " << works.error().message);
+    return;
+  }
+  gpu::GpuRunOptions opt;
+  opt.workDir = test::scratchDir("run");
+  opt.repeat = 20;
+  auto r = gpu::runOnGpu(c, *t, opt);
+  if (!gpu::gpuPresent(gpu::GpuApi::Cuda)) {
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.rfind("no GPU", 0) == 0);
+    CHECK(std::filesystem::exists(opt.workDir + "/softmax_block"));  // built all the same
+    return;
+  }
+  INFO((r ? r->harnessOutput : r.error().str()));
+  REQUIRE(r);
+  CHECK(r->ok);
+  CHECK(r->maxRelError < 1e-4);
+  CHECK(r->medianUs > 0);
+  CHECK(r->kernels == 1);
+}
+
+TEST_CASE("gir codegen writes sources, harness, build script, data and a manifest", "[gpu][cli]") {
+  std::string dir = test::scratchDir("cli");
+  int code = 0;
+  std::string out = test::runGir("codegen " + test::sourcePath("scenarios/softmax.onnx") + " --target nvidia-h100 -o " + dir, code);
+  INFO(out);
+  REQUIRE(code == 0);
+  for (const char* c : {"softmax_eager", "softmax_gir"})
+    for (const char* f : {".cu", "/harness.cu", "/build.sh", ".gir", "/data/x.in.bin", "/data/y.ref.bin"}) {
+      std::string path = dir + "/" + c + "/" + (f[0] == '.' ? std::string(c) + f : std::string(f).substr(1));
+      INFO(path);
+      CHECK(std::filesystem::exists(path));
+    }
+  std::string manifest = test::readText(dir + "/manifest.json");
+  CHECK(manifest.find("\"name\": \"softmax_gir\", \"planner\": \"gir\"") != std::string::npos);
+  CHECK(manifest.find("\"min_bytes\": 524288") != std::string::npos);
+
+  std::string hipDir = test::scratchDir("cli-hip");
+  out = test::runGir("codegen " + test::sourcePath("tests/golden/gir/relu.gir") + " --target amd-mi100 -o " + hipDir, code);
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(std::filesystem::exists(hipDir + "/relu/relu.hip"));
+  CHECK(test::readText(hipDir + "/relu/build.sh").find("--offload-arch=gfx908") != std::string::npos);
+}
+
+TEST_CASE("gir codegen rejects bad input with a message and exit 2", "[gpu][cli]") {
+  std::string dir = test::scratchDir("cli-bad");
+  struct Bad {
+    std::string args, message;
+  };
+  for (const Bad& b : {Bad{"codegen " + test::sourcePath("tests/golden/gir/relu.gir") + " --target cpu-host -o " + dir, "not a GPU target"},
+                       Bad{"codegen /nonexistent.gir --target nvidia-h100 -o " + dir, "/nonexistent.gir"},
+                       Bad{"codegen " + test::sourcePath("tests/golden/gir/relu.gir") + " --target nvidia-h100", "usage: gir codegen"},
+                       Bad{"codegen " + test::sourcePath("tests/golden/gir/relu.gir") + " --target nvidia-h100 --planner gir -o " + dir, "--planner applies to ONNX"},
+                       Bad{"codegen " + test::sourcePath("scenarios/softmax.onnx") + " --target nvidia-h100 --planner xla -o " + dir, "expects eager, gir or all"},
+                       Bad{"codegen " + test::sourcePath("scenarios/shufflenet.onnx") + " --target nvidia-h100 -o " + dir, "no row-template lowering yet"}}) {
+    int code = 0;
+    std::string out = test::runGir(b.args, code);
+    INFO(b.args << "\n" << out);
+    CHECK(code == 2);
+    CHECK(out.find(b.message) != std::string::npos);
+  }
+}
