@@ -30,4 +30,7 @@ int runPlan(const CommandArgs& args);
 // CUDA/HIP sources, harness and build script for a model's plans or a GIR file — cli/CodegenCommand.cpp
 int runCodegen(const CommandArgs& args);
 
+// Generated C++/OpenMP on this CPU: run, check, model vs measure, calibrate — cli/RunCommand.cpp
+int runRun(const CommandArgs& args);
+
 }  // namespace gir::cli

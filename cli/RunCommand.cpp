@@ -1,0 +1,315 @@
+// `gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure] [--calibrate]
+// [--json]`: every candidate GIR-Graph of a model's memory-bound subgraphs (or one GIR file as it is)
+// generated as C++/OpenMP, compiled, run on real buffers and checked against the reference evaluator
+// (or the interpreter), then per kernel modelled against measured, with MAPE, the largest relative
+// error and Spearman's rank correlation over the measured candidates (docs/cpu.md).
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/Args.h"
+#include "cli/Commands.h"
+#include "codegen/cpu/Calibration.h"
+#include "codegen/cpu/CpuCheck.h"
+#include "codegen/cpu/CpuModel.h"
+#include "codegen/cpu/PlanCandidates.h"
+#include "core/gir/Parser.h"
+#include "core/gir/Validity.h"
+#include "core/onnx/OnnxImporter.h"
+
+namespace gir::cli {
+
+namespace {
+
+using namespace gir::codegen::cpu;
+using nlohmann::json;
+
+struct RunOptions {
+  std::vector<std::string> planners;
+  bool measure = false, json = false, emit = false;
+  LaunchOptions launch;
+  std::optional<int64_t> subgraph;
+};
+
+// One candidate as run: what it is, its numbers, and its per-kernel model and times.
+struct CandidateRun {
+  int subgraph = 0;
+  std::string planner, variant, skipReason;
+  int kernels = 0;
+  int64_t dramBytes = 0, minBytes = 0;
+  double maxRelError = 0;
+  bool close = true;
+  GraphModel model;
+  std::optional<Timing> measured;
+  std::vector<Timing> perKernel;
+};
+
+std::string fixed(double v, int digits = 2) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+Expected<RunOptions> runOptions(const Args& a) {
+  RunOptions o;
+  std::string target = a.option("target", "cpu");
+  if (target != "cpu" && target != "cpu-host")
+    return makeError("gir run executes on this machine's CPU only (--target cpu); '" + target + "' code comes from `gir codegen`");
+  std::string planner = a.option("planner", "all");
+  if (planner == "all") o.planners = plannerNames();
+  else if (std::find(plannerNames().begin(), plannerNames().end(), planner) != plannerNames().end()) o.planners = {planner};
+  else return makeError("unknown planner '" + planner + "' (expected gir, eager, xla, tvm or all)");
+  o.measure = a.has("measure");
+  o.json = a.has("json");
+  o.emit = a.has("emit");
+  o.launch.compile.cacheDir = a.option("cache", "");
+  for (const char* name : {"threads", "subgraph"}) {
+    if (!a.hasOption(name)) continue;
+    std::string v = a.option(name);
+    char* end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end || n < 0) return makeError(std::string("--") + name + " expects a non-negative integer, got '" + v + "'");
+    if (std::string(name) == "threads") o.launch.threads = static_cast<int>(n);
+    else o.subgraph = n;
+  }
+  return o;
+}
+
+// Builds, checks, models and (with --measure) times one graph.
+Status runGraph(const Graph& g, const ReferenceCase* ref, const HardwareDesc& hw, const RunOptions& o, CandidateRun& r) {
+  auto k = CompiledKernel::build(g, o.launch);
+  if (!k) return k.takeError();
+  r.kernels = k->kernels();
+  r.model = modelCpu(g, hw);
+  r.dramBytes = r.model.dramBytes;
+  auto check = ref ? checkAgainstReference(*ref, *k) : checkAgainstInterpreter(g, *k, 1);
+  if (!check) return check.takeError();
+  r.maxRelError = check->maxRelativeError;
+  r.close = check->close;
+  if (!o.measure) return success();
+  TensorMap inputs = ref ? ref->inputs : randomInputs(g, 1);
+  auto t = k->time(inputs);
+  if (!t) return t.takeError();
+  r.measured = *t;
+  auto pk = k->timeKernels(inputs);
+  if (!pk) return pk.takeError();
+  r.perKernel = *pk;
+  return success();
+}
+
+// A calibrated copy of the description goes to the path the user names, else to the cache; never
+// over the bundled hardware/cpu-host.json.
+Expected<std::string> writeCalibrated(const HardwareDesc& hw, const std::string& requested) {
+  std::string path = requested.empty() ? defaultCacheDir() + "/cpu-host.calibrated.json" : requested;
+  std::error_code ec;
+  std::filesystem::path bundled = std::filesystem::path(hardwareDirectory()) / "cpu-host.json";
+  if (std::filesystem::exists(path) && std::filesystem::equivalent(path, bundled, ec))
+    return makeError("refusing to overwrite the bundled " + bundled.string() + "; name another path with --calibrate-out");
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path().empty() ? "." : std::filesystem::path(path).parent_path(), ec);
+  if (auto st = writeOutput(path, hardwareToJson(hw) + "\n"); !st) return st.takeError();
+  return path;
+}
+
+void printCandidate(const CandidateRun& r) {
+  std::cout << "subgraph " << r.subgraph << ", planner " << r.planner << (r.variant.empty() ? "" : " (" + r.variant + ")") << ": ";
+  if (!r.skipReason.empty()) {
+    std::cout << "skipped: " << r.skipReason << "\n";
+    return;
+  }
+  std::cout << r.kernels << " kernel(s), DRAM bytes " << r.dramBytes;
+  if (r.minBytes > 0) std::cout << " (minimal " << r.minBytes << ")";
+  std::cout << ", max relative error " << r.maxRelError << (r.close ? " (matches)" : " (MISMATCH)") << "\n";
+  for (size_t k = 0; k < r.model.kernels.size(); ++k) {
+    std::cout << "  kernel " << k << ": modelled " << fixed(r.model.kernels[k].modelledUs) << " us";
+    if (k < r.perKernel.size()) {
+      const Timing& t = r.perKernel[k];
+      std::cout << ", measured " << fixed(t.medianUs) << " us [p10 " << fixed(t.p10Us) << ", p90 " << fixed(t.p90Us) << "], error "
+                << fixed(100 * (r.model.kernels[k].modelledUs - t.medianUs) / t.medianUs, 1) << " %";
+    }
+    std::cout << "\n";
+  }
+  std::cout << "  all kernels: modelled " << fixed(r.model.modelledUs) << " us";
+  if (r.measured) std::cout << ", measured " << fixed(r.measured->medianUs) << " us (" << r.measured->repeats << " repeats)";
+  std::cout << "\n";
+}
+
+// Per planner, the variant the model picks (least modelled time), summed over subgraphs.
+json plannerSummary(const std::vector<CandidateRun>& runs, const std::vector<std::string>& planners, int subgraphs) {
+  json out = json::object();
+  for (const std::string& p : planners) {
+    double modelled = 0, measured = 0, err = 0;
+    bool any = false, allMeasured = true;
+    std::string skipped;
+    for (int s = 0; s < subgraphs; ++s) {
+      const CandidateRun* pick = nullptr;
+      for (const CandidateRun& r : runs) {
+        if (r.planner != p || r.subgraph != s) continue;
+        if (!r.skipReason.empty()) {
+          skipped = r.skipReason;
+          continue;
+        }
+        err = std::max(err, r.maxRelError);
+        if (!pick || r.model.modelledUs < pick->model.modelledUs) pick = &r;
+      }
+      if (!pick) continue;
+      any = true;
+      modelled += pick->model.modelledUs;
+      if (pick->measured) measured += pick->measured->medianUs;
+      else allMeasured = false;
+    }
+    if (!any) {
+      out[p] = {{"measured_us", nullptr}, {"modelled_us", nullptr}, {"max_rel_error", nullptr}, {"skipped", skipped}};
+      continue;
+    }
+    out[p] = {{"measured_us", allMeasured ? json(measured) : json(nullptr)}, {"modelled_us", modelled}, {"max_rel_error", err}};
+  }
+  return out;
+}
+
+json candidateJson(const CandidateRun& r) {
+  json j = {{"subgraph", r.subgraph}, {"planner", r.planner}, {"variant", r.variant}};
+  if (!r.skipReason.empty()) {
+    j["skipped"] = r.skipReason;
+    return j;
+  }
+  j["kernels"] = r.kernels;
+  j["dram_bytes"] = r.dramBytes;
+  j["max_rel_error"] = r.maxRelError;
+  j["matches"] = r.close;
+  j["modelled_us"] = r.model.modelledUs;
+  j["measured_us"] = r.measured ? json(r.measured->medianUs) : json(nullptr);
+  if (r.measured) j["spread_us"] = {r.measured->p10Us, r.measured->p90Us};
+  json ks = json::array();
+  for (size_t k = 0; k < r.model.kernels.size(); ++k)
+    ks.push_back({{"modelled_us", r.model.kernels[k].modelledUs},
+                  {"measured_us", k < r.perKernel.size() ? json(r.perKernel[k].medianUs) : json(nullptr)},
+                  {"dram_bytes", r.model.kernels[k].dramBytes}});
+  j["per_kernel"] = ks;
+  return j;
+}
+
+}  // namespace
+
+int runRun(const CommandArgs& argv) {
+  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out"},
+                        {"measure", "calibrate", "json", "emit"});
+  if (!args) return reportBadInput(args.error());
+  if (args->positional.size() != 1)
+    return reportBadInput(makeError("usage: gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure] [--calibrate] [--json]"));
+  auto opts = runOptions(*args);
+  if (!opts) return reportBadInput(opts.error());
+  const std::string& input = args->positional[0];
+  auto hw = args->hasOption("hardware") ? loadHardwareDesc(args->option("hardware")) : loadHardwareByName("cpu-host");
+  if (!hw) return reportBadInput(hw.error());
+  double streamCopy = hw->dramBandwidthGBs();
+  std::optional<Calibration> cal;
+  if (args->has("calibrate")) {
+    CalibrationOptions co;
+    co.compile = opts->launch.compile;
+    co.threads = opts->launch.threads;
+    auto c = calibrate(co);
+    if (!c) return reportBadInput(c.error());
+    cal = *c;
+    *hw = applyCalibration(*hw, *c);
+    streamCopy = c->streamCopyGBs;
+    auto path = writeCalibrated(*hw, args->option("calibrate-out"));
+    if (!path) return reportBadInput(path.error());
+    if (!opts->json) std::cout << "calibrated: " << c->str() << "\nwrote " << *path << "\n";
+  }
+
+  // What to run: the candidates of each subgraph of a model, or the one graph of a .gir file.
+  std::vector<CandidateRun> runs;
+  int subgraphs = 0;
+  bool isGir = input.size() > 4 && input.substr(input.size() - 4) == ".gir";
+  if (isGir) {
+    if (args->hasOption("planner")) return reportBadInput(makeError("--planner applies to models; a .gir file runs as it is", SourceLocation{input, 0, 0, ""}));
+    auto text = readFile(input);
+    if (!text) return reportBadInput(text.error());
+    auto g = parseGirText(*text, input);
+    if (!g) return reportBadInput(g.error());
+    ValidityReport v = checkValidity(*g, randomInputs(*g, 1));
+    if (!v.valid()) return reportBadInput(makeError("the graph is not valid, so it has no meaning to run:\n" + v.str(), SourceLocation{input, 0, 0, ""}));
+    if (opts->emit) {
+      auto src = emitCpu(*g, opts->launch.emit);
+      if (!src) return reportBadInput(src.error());
+      std::cout << src->code;
+      return kExitOk;
+    }
+    CandidateRun r{0, "file", "", ""};
+    if (auto st = runGraph(*g, nullptr, *hw, *opts, r); !st) return reportBadInput(st.error());
+    runs.push_back(r);
+    subgraphs = 1;
+    opts->planners = {"file"};
+  } else {
+    auto model = compute::importOnnxFile(input);
+    if (!model) return reportBadInput(model.error());
+    auto pre = compute::preprocess(*model, *hw);
+    if (!pre) return reportBadInput(pre.error());
+    if (pre->subgraphs.empty()) return reportBadInput(makeError("the model has no memory-bound subgraph to run", SourceLocation{input, 0, 0, ""}));
+    if (opts->subgraph && *opts->subgraph >= static_cast<int64_t>(pre->subgraphs.size()))
+      return reportBadInput(makeError("the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s); there is no subgraph " +
+                                      std::to_string(*opts->subgraph), SourceLocation{input, 0, 0, ""}));
+    subgraphs = static_cast<int>(pre->subgraphs.size());
+    bool anyLowered = false;
+    std::string firstReason;
+    for (int s = 0; s < subgraphs; ++s) {
+      if (opts->subgraph && *opts->subgraph != s) continue;
+      const compute::Subgraph& sub = pre->subgraphs[static_cast<size_t>(s)];
+      for (PlanCandidate& c : planCandidates(*model, sub, *hw, opts->planners)) {
+        CandidateRun r{s, c.planner, c.variant, c.skipReason};
+        r.minBytes = sub.minBytes;
+        if (c.lowered) {
+          anyLowered = true;
+          auto ref = referenceCase(*model, sub, *c.lowered, 1);
+          if (!ref) return reportBadInput(ref.error());
+          if (auto st = runGraph(c.lowered->gir, &*ref, *hw, *opts, r); !st) return reportBadInput(st.error());
+        } else if (firstReason.empty() && c.planner != "xla" && c.planner != "tvm") {
+          firstReason = c.skipReason;
+        }
+        runs.push_back(std::move(r));
+      }
+    }
+    if (!anyLowered)
+      return reportBadInput(makeError("no candidate of this model can be lowered yet (" + (firstReason.empty() ? std::string("no planner selected lowers") : firstReason) +
+                                      "); lowerable now: the row-wise scenarios softmax, layernorm, rmsnorm, gelu, silu, row_reduction, "
+                                      "bert_bias_residual_layernorm", SourceLocation{input, 0, 0, ""}));
+  }
+
+  std::vector<double> modelled, measured;
+  bool allClose = true;
+  for (const CandidateRun& r : runs) {
+    allClose = allClose && r.close;
+    if (!r.skipReason.empty() || !r.measured) continue;
+    modelled.push_back(r.model.modelledUs);
+    measured.push_back(r.measured->medianUs);
+  }
+  ModelError err = modelError(modelled, measured);
+  if (opts->json) {
+    json j = {{"input", input}, {"target", hw->name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()},
+              {"planners", plannerSummary(runs, opts->planners, subgraphs)}};
+    json cands = json::array();
+    for (const CandidateRun& r : runs) cands.push_back(candidateJson(r));
+    j["candidates"] = cands;
+    if (cal) j["calibration"] = {{"stream_copy_gbs", cal->streamCopyGBs}, {"stream_read_gbs", cal->streamReadGBs}, {"tile_gbs", cal->tileGBs},
+                                 {"local_gbs", cal->localGBs}, {"barrier_us", cal->barrierUs}, {"launch_us", cal->launchUs}, {"threads", cal->threads}};
+    if (err.count > 0)
+      j["model_error"] = {{"candidates", err.count}, {"mape_percent", err.mapePercent}, {"max_rel_error", err.maxRelativeError},
+                          {"spearman", err.spearman}, {"pick_within_5_percent", err.pickWithin5Percent}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "target " << hw->name << " (stream copy " << fixed(streamCopy, 1) << " GB/s" << (cal ? ", calibrated" : ", from the description") << ")\n";
+    for (const CandidateRun& r : runs) printCandidate(r);
+    if (err.count > 0)
+      std::cout << "modelled vs measured over " << err.count << " candidate(s): MAPE " << fixed(err.mapePercent, 1) << " %, max relative error "
+                << fixed(err.maxRelativeError, 3) << ", Spearman " << fixed(err.spearman, 3) << ", model's pick within 5 % of the best: "
+                << (err.pickWithin5Percent ? "yes" : "no") << "\n";
+    else if (!opts->measure)
+      std::cout << "(add --measure for measured times and the error figures)\n";
+  }
+  return allClose ? kExitOk : kExitFinding;
+}
+
+}  // namespace gir::cli
