@@ -10,6 +10,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata
   libopenblas-dev
   qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev libgraphviz-dev
+  libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL's, which qt6-charts-dev does not pull in
   xvfb xauth
   hipcc  # HIP code generation compile tests (brings clang-15, lld and rocm-device-libs for gfx908)
 )

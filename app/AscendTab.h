@@ -1,0 +1,55 @@
+// The Ascend inspector (design.md section 11): the .asck kernel stage by stage through the sync
+// insertion (input, deps, normalize, virtual, redundant, parity, merge, physical, output), a per-pipe
+// timeline of the output's simulated run with set -> wait arrows, one row per flag ID per pipe pair
+// with its live intervals, and the Chrome trace export (Perfetto).
+#pragma once
+
+#include <QWidget>
+#include <map>
+#include <utility>
+
+#include "core/Expected.h"
+
+class QGraphicsView;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace gir::app {
+
+class Session;
+
+class AscendTab : public QWidget {
+  Q_OBJECT
+
+ public:
+  AscendTab(Session& session, QWidget* parent = nullptr);
+  void refresh();
+  Status exportChromeTrace(const QString& path) const;
+
+  int laneCount() const { return lanes_; }
+  // Flag rows drawn per ordered pipe pair (src, dst).
+  const std::map<std::pair<int, int>, int>& flagRowsPerPair() const { return rowsPerPair_; }
+  int arrowCount() const { return arrows_; }
+  QListWidget* stageList() const { return stages_; }
+  QPlainTextEdit* stageText() const { return text_; }
+  QGraphicsView* timeline() const { return view_; }
+
+ signals:
+  void error(const QString& title, const QString& message);
+
+ private:
+  void drawTimeline();
+
+  Session& session_;
+  QListWidget* stages_;
+  QPlainTextEdit* text_;
+  QLabel* stats_;
+  QGraphicsView* view_;
+  QPushButton* export_;
+  int lanes_ = 0, arrows_ = 0;
+  std::map<std::pair<int, int>, int> rowsPerPair_;
+};
+
+}  // namespace gir::app

@@ -1,0 +1,182 @@
+// Layout off the UI thread with QtConcurrent; the newest request wins, older ones are cancelled.
+#include "app/GraphCanvas.h"
+
+#include <QFile>
+#include <QImage>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/SceneItems.h"
+
+namespace gir::app {
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
+  setScene(new QGraphicsScene(this));
+  setRenderHint(QPainter::Antialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setBackgroundBrush(Qt::white);
+  connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphCanvas::onSelectionChanged);
+}
+
+GraphCanvas::~GraphCanvas() {
+  if (pending_) pending_->store(true);
+  if (watcher_) watcher_->waitForFinished();
+}
+
+void GraphCanvas::showGraph(viz::VizGraph g, bool keepExpanded) {
+  full_ = std::move(g);
+  if (!keepExpanded) expanded_.clear();
+  relayout();
+}
+
+void GraphCanvas::clearGraph() {
+  if (pending_) pending_->store(true);
+  full_ = visible_ = {};
+  sceneModel_ = {};
+  scene()->clear();
+}
+
+void GraphCanvas::setExpanded(int cluster, bool expanded) {
+  if (expanded) expanded_.insert(cluster);
+  else expanded_.erase(cluster);
+  relayout();
+}
+
+void GraphCanvas::relayout() {
+  if (pending_) pending_->store(true);  // the older layout's result will be dropped
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  pending_ = cancel;
+  viz::VizGraph visible = viz::collapseClusters(full_, viz::defaultCollapsed(full_, threshold_, expanded_));
+  auto* watcher = new QFutureWatcher<std::shared_ptr<LayoutJob>>(this);
+  connect(watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this, [this, watcher, cancel] {
+    watcher->deleteLater();
+    if (watcher_ == watcher) watcher_ = nullptr;
+    if (cancel->load() || pending_ != cancel) return;
+    pending_.reset();
+    auto job = watcher->result();
+    if (!job->layout) {
+      emit layoutFailed(QString::fromStdString(job->layout.error().message));
+      return;
+    }
+    populate(*job);
+  });
+  watcher_ = watcher;
+  watcher->setFuture(QtConcurrent::run([visible = std::move(visible), cancel]() {
+    auto job = std::make_shared<LayoutJob>();
+    job->visible = visible;
+    job->layout = viz::layoutGraph(job->visible, cancel.get());
+    if (job->layout) job->scene = viz::buildScene(job->visible, *job->layout);
+    return job;
+  }));
+}
+
+void GraphCanvas::populate(const LayoutJob& job) {
+  visible_ = job.visible;
+  sceneModel_ = job.scene;
+  QGraphicsScene* s = scene();
+  s->blockSignals(true);
+  s->clear();
+  s->blockSignals(false);
+  for (const auto& c : sceneModel_.clusters) s->addItem(new ClusterItem(c));
+  for (const auto& e : sceneModel_.edges) s->addItem(new EdgeItem(e));
+  for (const auto& n : sceneModel_.nodes) s->addItem(new NodeItem(n, visible_.nodes[n.index]));
+  auto* legend = new LegendItem(sceneModel_);
+  legend->setPos(sceneModel_.bounds.right() + 30, sceneModel_.bounds.top());
+  s->addItem(legend);
+  s->setSceneRect(s->itemsBoundingRect().adjusted(-20, -20, 20, 20));
+  emit sceneReady();
+}
+
+int GraphCanvas::nodeItemCount(const std::set<viz::ItemKind>& kinds) const {
+  int n = 0;
+  for (QGraphicsItem* it : scene()->items())
+    if (it->type() == NodeItemType && kinds.count(static_cast<NodeItem*>(it)->kind())) ++n;
+  return n;
+}
+
+void GraphCanvas::zoomBy(double factor) {
+  double current = transform().m11();
+  if (current * factor < 0.02 || current * factor > 20) return;
+  scale(factor, factor);
+}
+
+void GraphCanvas::fitAll() { fitInView(scene()->sceneRect(), Qt::KeepAspectRatio); }
+
+void GraphCanvas::wheelEvent(QWheelEvent* e) { zoomBy(e->angleDelta().y() > 0 ? 1.15 : 1 / 1.15); }
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
+  for (QGraphicsItem* it : items(e->pos())) {
+    if (it->type() == NodeItemType && static_cast<NodeItem*>(it)->kind() == viz::ItemKind::Cluster) {
+      setExpanded(static_cast<int>(static_cast<NodeItem*>(it)->source()), true);
+      return;
+    }
+    if (it->type() == ClusterItemType && full_.nodes.size() > threshold_) {
+      setExpanded(static_cast<ClusterItem*>(it)->index(), false);
+      return;
+    }
+  }
+  QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+void GraphCanvas::onSelectionChanged() {
+  const auto selected = scene()->selectedItems();
+  if (selected.isEmpty()) {
+    emit selectionCleared();
+    return;
+  }
+  QGraphicsItem* it = selected.front();
+  if (it->type() == NodeItemType) emit nodeSelected(static_cast<NodeItem*>(it)->index());
+  if (it->type() == EdgeItemType) emit edgeSelected(static_cast<EdgeItem*>(it)->index());
+}
+
+void GraphCanvas::selectGraphNode(int64_t source) {
+  scene()->clearSelection();
+  for (QGraphicsItem* it : scene()->items()) {
+    if (it->type() != NodeItemType) continue;
+    auto* n = static_cast<NodeItem*>(it);
+    if (n->source() != source || n->kind() == viz::ItemKind::Terminal || n->kind() == viz::ItemKind::Cluster) continue;
+    n->setSelected(true);
+    centerOn(n);
+    return;
+  }
+}
+
+Status GraphCanvas::exportDot(const QString& path) const {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return makeError("cannot write " + path.toStdString() + ": " + f.errorString().toStdString());
+  f.write(QByteArray::fromStdString(viz::toDot(visible_)));
+  return success();
+}
+
+Status GraphCanvas::exportSvg(const QString& path) {
+  QRectF r = scene()->sceneRect();
+  QSvgGenerator gen;
+  gen.setFileName(path);
+  gen.setSize(r.size().toSize());
+  gen.setViewBox(QRectF(QPointF(0, 0), r.size()));
+  gen.setTitle("GIR Workbench graph");
+  QPainter p;
+  if (!p.begin(&gen)) return makeError("cannot write " + path.toStdString());
+  scene()->render(&p, QRectF(QPointF(0, 0), r.size()), r);
+  p.end();
+  return success();
+}
+
+Status GraphCanvas::exportPng(const QString& path) {
+  QRectF r = scene()->sceneRect();
+  double scale = std::min(2.0, 8000.0 / std::max(1.0, std::max(r.width(), r.height())));
+  QImage img((r.size() * scale).toSize(), QImage::Format_ARGB32);
+  img.fill(Qt::white);
+  QPainter p(&img);
+  p.setRenderHint(QPainter::Antialiasing);
+  scene()->render(&p, QRectF(QPointF(0, 0), r.size() * scale), r);
+  p.end();
+  if (!img.save(path, "PNG")) return makeError("cannot write " + path.toStdString());
+  return success();
+}
+
+}  // namespace gir::app

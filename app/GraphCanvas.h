@@ -1,0 +1,80 @@
+// A VizGraph drawn in a QGraphicsView (design.md section 11): the Graphviz layout runs on a worker
+// thread and a newer graph cancels an older layout; wheel zooms, drag pans; above the collapse
+// threshold kernels show as single nodes that a double-click expands (and a double-click on an
+// expanded kernel's frame collapses again).
+#pragma once
+
+#include <QFutureWatcher>
+#include <QGraphicsView>
+#include <atomic>
+#include <memory>
+#include <set>
+
+#include "viz/Layout.h"
+#include "viz/Scene.h"
+#include "viz/VizGraph.h"
+
+namespace gir::app {
+
+struct LayoutJob {
+  viz::VizGraph visible;
+  Expected<viz::Layout> layout = makeError("not run");
+  viz::SceneModel scene;
+};
+
+class GraphCanvas : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit GraphCanvas(QWidget* parent = nullptr);
+  ~GraphCanvas() override;
+
+  // Shows `g`; `keepExpanded` keeps the user's expanded kernels (same graph, new step).
+  void showGraph(viz::VizGraph g, bool keepExpanded = false);
+  void clearGraph();
+  bool layoutPending() const { return pending_ != nullptr; }
+
+  const viz::VizGraph& fullGraph() const { return full_; }
+  const viz::VizGraph& visibleGraph() const { return visible_; }
+  const viz::SceneModel& sceneModel() const { return sceneModel_; }
+  // Node items drawn for graph nodes of these kinds (GIR gOperators: compute, movement, sync).
+  int nodeItemCount(const std::set<viz::ItemKind>& kinds) const;
+  void setExpanded(int cluster, bool expanded);
+  const std::set<int>& expanded() const { return expanded_; }
+  size_t collapseThreshold() const { return threshold_; }
+  void setCollapseThreshold(size_t t) { threshold_ = t; }
+
+  void zoomBy(double factor);
+  void fitAll();
+  // The visible graph's dot text, or the scene rendered as SVG / PNG.
+  Status exportDot(const QString& path) const;
+  Status exportSvg(const QString& path);
+  Status exportPng(const QString& path);
+  void selectGraphNode(int64_t source);  // selects the node item standing for `source`
+
+ signals:
+  void sceneReady();                     // a layout finished and the items are in the scene
+  void layoutFailed(const QString& why);
+  void nodeSelected(int visibleIndex);   // index into visibleGraph().nodes
+  void edgeSelected(int visibleIndex);   // index into visibleGraph().edges
+  void selectionCleared();
+
+ protected:
+  void wheelEvent(QWheelEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+
+ private:
+  void relayout();
+  void onLayoutDone();
+  void populate(const LayoutJob& job);
+  void onSelectionChanged();
+
+  viz::VizGraph full_, visible_;
+  viz::SceneModel sceneModel_;
+  std::set<int> expanded_;
+  size_t threshold_ = viz::kCollapseThreshold;
+  std::shared_ptr<std::atomic<bool>> pending_;  // cancel flag of the running layout
+  QFutureWatcher<std::shared_ptr<LayoutJob>>* watcher_ = nullptr;
+};
+
+}  // namespace gir::app

@@ -1,0 +1,249 @@
+// The window: menus, tabs, routing of session signals to the views, the non-blocking error path.
+#include "app/MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/AscendTab.h"
+#include "app/GraphCanvas.h"
+#include "app/Inspector.h"
+#include "app/ModelTab.h"
+#include "app/PlanTab.h"
+#include "app/Session.h"
+#include "app/StepperPanel.h"
+#include "app/Workspace.h"
+#include "core/AtomicFile.h"
+#include "core/gir/Json.h"
+#include "viz/GirView.h"
+
+namespace gir::app {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this)) {
+  setWindowTitle("GIR Workbench");
+  resize(1400, 900);
+  tabs_ = new QTabWidget(this);
+  modelTab_ = new ModelTab(*session_, this);
+  planTab_ = new PlanTab(*session_, this);
+  ascendTab_ = new AscendTab(*session_, this);
+  tabs_->addTab(modelTab_, "Model");
+  buildGirTab();
+  tabs_->addTab(planTab_, "Plans");
+  tabs_->addTab(ascendTab_, "Ascend");
+  setCentralWidget(tabs_);
+  buildMenus();
+  connect(session_, &Session::modelChanged, modelTab_, &ModelTab::refresh);
+  connect(session_, &Session::modelChanged, planTab_, &PlanTab::refresh);
+  connect(session_, &Session::hardwareChanged, planTab_, &PlanTab::refresh);
+  connect(session_, &Session::ascendChanged, ascendTab_, &AscendTab::refresh);
+  connect(session_, &Session::girChanged, this, &MainWindow::onGirChanged);
+  connect(modelTab_, &ModelTab::subgraphRequested, this, [this](int i) {
+    if (auto st = session_->selectSubgraph(i); !st) return reportError("Open subgraph", QString::fromStdString(st.error().str()));
+    tabs_->setCurrentIndex(1);
+  });
+  connect(planTab_, &PlanTab::error, this, &MainWindow::reportError);
+  connect(ascendTab_, &AscendTab::error, this, &MainWindow::reportError);
+  statusBar()->showMessage(QString("hardware: %1").arg(QString::fromStdString(session_->hardware().name)));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildGirTab() {
+  auto* page = new QWidget(this);
+  girCanvas_ = new GraphCanvas(page);
+  girStatus_ = new QLabel(page);
+  girStatus_->setWordWrap(true);
+  inspector_ = new Inspector(*session_, page);
+  stepper_ = new StepperPanel(*session_, page);
+  auto* right = new QSplitter(Qt::Vertical, page);
+  right->addWidget(inspector_);
+  right->addWidget(stepper_);
+  right->setStretchFactor(1, 3);
+  auto* left = new QWidget(page);
+  auto* l = new QVBoxLayout(left);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(girStatus_);
+  l->addWidget(girCanvas_, 1);
+  auto* split = new QSplitter(page);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(page);
+  layout->addWidget(split);
+  tabs_->addTab(page, "GIR-Graph");
+  connect(girCanvas_, &GraphCanvas::nodeSelected, this, [this](int i) { inspector_->showGirNode(girCanvas_->visibleGraph(), i); });
+  connect(girCanvas_, &GraphCanvas::edgeSelected, this, [this](int i) { inspector_->showGirEdge(girCanvas_->visibleGraph(), i); });
+  connect(girCanvas_, &GraphCanvas::selectionCleared, inspector_, &Inspector::showNothing);
+  connect(girCanvas_, &GraphCanvas::layoutFailed, this, [this](const QString& why) { reportError("Layout", why); });
+  girStatus_->setText("No GIR-Graph open.");
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open...", QKeySequence::Open, this, &MainWindow::openDialog);
+  file->addAction("&Save workspace...", QKeySequence::Save, this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, "Save workspace", QString(), "Workspace (*.json)");
+    if (!path.isEmpty()) saveWorkspaceTo(path);
+  });
+  file->addAction("&Export canvas (SVG, PNG, dot)...", QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, "Export canvas", QString(), "SVG (*.svg);;PNG (*.png);;Graphviz dot (*.dot)");
+    if (!path.isEmpty()) exportCanvas(path);
+  });
+  file->addSeparator();
+  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu("&Step");
+  edit->addAction("&Undo step", QKeySequence::Undo, this, [this] { session_->undo(); });
+  edit->addAction("&Redo step", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), this, [this] { session_->redo(); });
+  edit->addAction("&Apply selected rewrite", QKeySequence(Qt::CTRL | Qt::Key_Return), this,
+                  [this] { stepper_->applyRow(stepper_->candidateTable()->currentRow()); });
+  edit->addAction("Run &greedy", QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] { stepper_->runGreedy(); });
+  edit->addAction("&Play / pause playback", QKeySequence(Qt::Key_Space), this, [this] { stepper_->playing() ? stepper_->pause() : stepper_->play(); });
+  edit->addAction("Step &forward", QKeySequence(Qt::CTRL | Qt::Key_Right), this, [this] { stepper_->stepForward(); });
+  edit->addAction("Step &back", QKeySequence(Qt::CTRL | Qt::Key_Left), this, [this] { session_->undo(); });
+
+  QMenu* view = menuBar()->addMenu("&View");
+  view->addAction("Zoom &in", QKeySequence::ZoomIn, this, [this] { girCanvas_->zoomBy(1.25); });
+  view->addAction("Zoom &out", QKeySequence::ZoomOut, this, [this] { girCanvas_->zoomBy(0.8); });
+  view->addAction("&Fit", QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] { girCanvas_->fitAll(); });
+  QAction* diff = view->addAction("Show the last step as a &diff");
+  diff->setCheckable(true);
+  diff->setChecked(showDiff_);
+  connect(diff, &QAction::toggled, this, &MainWindow::setShowDiff);
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+  lastError_ = message;
+  std::cerr << "error: " << title.toStdString() << ": " << message.toStdString() << "\n";
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // non-blocking: the event loop keeps running, tests close it
+  emit errorReported(message);
+}
+
+void MainWindow::openDialog() {
+  QString path = QFileDialog::getOpenFileName(this, "Open", QString(),
+                                              "All supported (*.onnx *.gir *.json *.asck);;ONNX (*.onnx);;GIR (*.gir *.json);;"
+                                              "Ascend kernel (*.asck);;Hardware or workspace (*.json)");
+  if (!path.isEmpty()) openPath(path);
+}
+
+// JSON files are a GIR graph ("gir"), a workspace ("gir_workspace") or else a hardware description.
+static QString jsonKind(const std::string& text) {
+  if (looksLikeWorkspace(text)) return "workspace";
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "gir";  // the GIR parser says why
+  if (j.contains("gir")) return "gir";
+  if (j.contains("levels") || j.contains("lanes_per_unit") || j.contains("sync_cost_us") || j.contains("launch_cost_us")) return "hardware";
+  return "gir";
+}
+
+Status MainWindow::openByKind(const QString& path) {
+  std::string p = path.toStdString();
+  QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == "onnx") {
+    if (auto st = session_->openModel(p); !st) return st;
+    tabs_->setCurrentWidget(modelTab_);
+    return success();
+  }
+  if (ext == "asck") {
+    if (auto st = session_->openAscend(p); !st) return st;
+    tabs_->setCurrentWidget(ascendTab_);
+    return success();
+  }
+  QString kind = "gir";
+  if (ext == "json") {
+    auto text = readWholeFile(p);
+    if (!text) return text.takeError();
+    kind = jsonKind(*text);
+    if (kind == "hardware") {
+      auto hw = parseHardwareDesc(*text, p);
+      if (!hw) return hw.takeError();
+      if (auto st = session_->setHardware(*hw); !st) return st;
+      statusBar()->showMessage(QString("hardware: %1").arg(QString::fromStdString(hw->name)));
+      return success();
+    }
+    if (kind == "workspace") return loadWorkspace(*session_, path);
+  }
+  if (auto st = session_->openGir(p); !st) return st;
+  tabs_->setCurrentIndex(1);
+  return success();
+}
+
+bool MainWindow::openPath(const QString& path) {
+  if (!QFileInfo::exists(path)) {
+    reportError("Open", QString("error: %1: no such file").arg(path));
+    return false;
+  }
+  Status st = openByKind(path);
+  if (!st) {
+    reportError("Cannot open " + QFileInfo(path).fileName(), QString::fromStdString(st.error().str()));
+    return false;
+  }
+  setWindowTitle("GIR Workbench - " + QFileInfo(path).fileName());
+  return true;
+}
+
+bool MainWindow::saveWorkspaceTo(const QString& path) {
+  if (auto st = saveWorkspace(*session_, path); !st) {
+    reportError("Save workspace", QString::fromStdString(st.error().str()));
+    return false;
+  }
+  statusBar()->showMessage("workspace saved to " + path);
+  return true;
+}
+
+bool MainWindow::exportCanvas(const QString& path) {
+  GraphCanvas* canvas = session_->hasGir() ? girCanvas_ : modelTab_->canvas();
+  QString ext = QFileInfo(path).suffix().toLower();
+  Status st = ext == "svg" ? canvas->exportSvg(path) : ext == "png" ? canvas->exportPng(path) : ext == "dot" ? canvas->exportDot(path)
+                                                                     : Status(makeError("export: use .svg, .png or .dot"));
+  if (!st) {
+    reportError("Export", QString::fromStdString(st.error().str()));
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::setShowDiff(bool on) {
+  showDiff_ = on;
+  if (session_->hasGir()) onGirChanged();
+}
+
+void MainWindow::onGirChanged() {
+  stepper_->refresh();
+  if (!session_->hasGir()) {
+    girCanvas_->clearGraph();
+    return;
+  }
+  bool fresh = session_->generation() != shownGeneration_;
+  shownGeneration_ = session_->generation();
+  const Graph& g = session_->graph();
+  viz::VizGraph view = fresh || !showDiff_ ? viz::girToViz(g) : viz::girDiff(session_->previous(), g);
+  girCanvas_->showGraph(std::move(view), !fresh);
+  QString levels;
+  for (const auto& [level, bytes] : session_->cost().bytesPerLevel)
+    levels += QString("  %1: %2").arg(QString::fromStdString(level), viz::formatBytes(bytes));
+  girStatus_->setText(QString("<b>%1</b> (%2 nodes, %3 kernels) from %4<br>bytes per level:%5")
+                          .arg(QString::fromStdString(g.name).toHtmlEscaped())
+                          .arg(g.liveNodeCount())
+                          .arg(kernelCount(g))
+                          .arg(QString::fromStdString(session_->girOrigin()).toHtmlEscaped(), levels));
+  inspector_->showNothing();
+}
+
+}  // namespace gir::app

@@ -1,0 +1,40 @@
+// The Model tab (design.md section 11): the computation graph with its memory-bound subgraphs as
+// highlighted clusters and library ops labelled with their intensity decision; the subgraph list and
+// the library-op table beside it. Picking a subgraph asks the session to lower it and open its GIR.
+#pragma once
+
+#include <QWidget>
+
+class QListWidget;
+class QTableWidget;
+class QLabel;
+
+namespace gir::app {
+
+class GraphCanvas;
+class Inspector;
+class Session;
+
+class ModelTab : public QWidget {
+  Q_OBJECT
+
+ public:
+  ModelTab(Session& session, QWidget* parent = nullptr);
+  void refresh();
+  GraphCanvas* canvas() const { return canvas_; }
+  QListWidget* subgraphList() const { return subgraphs_; }
+  QTableWidget* libraryTable() const { return library_; }
+
+ signals:
+  void subgraphRequested(int index);
+
+ private:
+  Session& session_;
+  GraphCanvas* canvas_;
+  Inspector* inspector_;
+  QListWidget* subgraphs_;
+  QTableWidget* library_;
+  QLabel* summary_;
+};
+
+}  // namespace gir::app

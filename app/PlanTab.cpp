@@ -1,0 +1,169 @@
+// Plans through viz::planModel; the what-if run re-preprocesses the model on the edited copy.
+#include "app/PlanTab.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
+
+#include "app/Session.h"
+
+namespace gir::app {
+
+PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(session) {
+  note_ = new QLabel(this);
+  note_->setWordWrap(true);
+  table_ = new QTableWidget(0, 5, this);
+  table_->setHorizontalHeaderLabels({"planner", "kernels", "DRAM bytes", "x minimal", "modelled us"});
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  chart_ = new QChartView(this);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(220);
+  editor_ = new QPlainTextEdit(this);
+  editor_->setFont(QFont("monospace", 9));
+  replan_ = new QPushButton("Re-plan with this hardware", this);
+  reset_ = new QPushButton("Reset to the session's hardware", this);
+  diffs_ = new QListWidget(this);
+  connect(replan_, &QPushButton::clicked, this, [this] { replanWhatIf(); });
+  connect(reset_, &QPushButton::clicked, this, &PlanTab::resetWhatIf);
+
+  auto* left = new QWidget(this);
+  auto* l = new QVBoxLayout(left);
+  l->addWidget(note_);
+  l->addWidget(table_, 1);
+  l->addWidget(chart_, 2);
+  auto* right = new QWidget(this);
+  auto* r = new QVBoxLayout(right);
+  r->addWidget(new QLabel("Hardware what-if (an edited copy; the session's hardware is untouched):", right));
+  r->addWidget(editor_, 2);
+  auto* row = new QHBoxLayout;
+  row->addWidget(replan_);
+  row->addWidget(reset_);
+  r->addLayout(row);
+  r->addWidget(new QLabel("What changed:", right));
+  r->addWidget(diffs_, 1);
+  auto* split = new QSplitter(this);
+  split->addWidget(left);
+  split->addWidget(right);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+  refresh();
+}
+
+void PlanTab::refresh() {
+  diffs_->clear();
+  resetWhatIf();
+  plans_.reset();
+  if (!session_.hasModel()) {
+    note_->setText("Open an ONNX model to compare the baseline plans. The GIR planner's row joins when the search lands.");
+    table_->setRowCount(0);
+    chart_->setChart(new QChart);
+    return;
+  }
+  auto plans = viz::planModel(session_.model(), session_.preprocessed(), session_.hardware());
+  if (!plans) {
+    note_->setText("planning failed: " + QString::fromStdString(plans.error().str()));
+    return;
+  }
+  plans_ = *plans;
+  showPlans(*plans_, nullptr);
+}
+
+void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* whatIf) {
+  note_->setText(QString("%1 memory-bound subgraph(s) on %2; minimal DRAM bytes %3. Modelled time = DRAM bytes / bandwidth + kernels x launch cost.")
+                     .arg(plans.subgraphs)
+                     .arg(QString::fromStdString(plans.target))
+                     .arg(plans.minimalBytes));
+  int rows = static_cast<int>(plans.planners.size()) * (whatIf ? 2 : 1);
+  table_->setRowCount(rows);
+  auto fill = [&](int row, const viz::PlannerTotals& t, const viz::ModelPlans& p, const QString& suffix) {
+    double ratio = p.minimalBytes > 0 ? static_cast<double>(t.dramBytes) / static_cast<double>(p.minimalBytes) : 0;
+    table_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(t.planner) + suffix));
+    table_->setItem(row, 1, new QTableWidgetItem(QString::number(t.kernels)));
+    table_->setItem(row, 2, new QTableWidgetItem(QString::number(t.dramBytes)));
+    table_->setItem(row, 3, new QTableWidgetItem(QString::number(ratio, 'f', 2)));
+    table_->setItem(row, 4, new QTableWidgetItem(QString::number(t.modelledUs, 'f', 3)));
+  };
+  int row = 0;
+  for (const auto& t : plans.planners) fill(row++, t, plans, "");
+  if (whatIf)
+    for (const auto& t : whatIf->planners) fill(row++, t, *whatIf, " (what-if)");
+
+  auto* chart = new QChart;
+  chart->setTitle("modelled time per planner (us)");
+  auto* series = new QBarSeries(chart);
+  auto* now = new QBarSet(QString::fromStdString(plans.target), series);
+  QStringList names;
+  double hi = 0;
+  for (const auto& t : plans.planners) {
+    *now << t.modelledUs;
+    names << QString::fromStdString(t.planner);
+    hi = std::max(hi, t.modelledUs);
+  }
+  series->append(now);
+  if (whatIf) {
+    auto* edited = new QBarSet(QString::fromStdString(whatIf->target) + " (what-if)", series);
+    for (const auto& t : whatIf->planners) {
+      *edited << t.modelledUs;
+      hi = std::max(hi, t.modelledUs);
+    }
+    series->append(edited);
+  }
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis(chart);
+  x->append(names);
+  auto* y = new QValueAxis(chart);
+  y->setRange(0, hi > 0 ? hi * 1.1 : 1);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  QChart* old = chart_->chart();
+  chart_->setChart(chart);
+  delete old;
+}
+
+QString PlanTab::whatIfText() const { return editor_->toPlainText(); }
+void PlanTab::setWhatIfText(const QString& json) { editor_->setPlainText(json); }
+void PlanTab::resetWhatIf() { editor_->setPlainText(QString::fromStdString(hardwareToJson(session_.hardware()))); }
+
+bool PlanTab::replanWhatIf() {
+  diffs_->clear();
+  if (!session_.hasModel() || !plans_) {
+    emit error("What-if", "Open a model first: the what-if re-plans the open model.");
+    return false;
+  }
+  auto hw = parseHardwareDesc(editor_->toPlainText().toStdString(), "what-if hardware");
+  if (!hw) {
+    emit error("What-if hardware", QString::fromStdString(hw.error().str()));
+    return false;
+  }
+  auto pre = compute::preprocess(session_.model(), *hw);
+  if (!pre) {
+    emit error("What-if hardware", QString::fromStdString(pre.error().str()));
+    return false;
+  }
+  auto plans = viz::planModel(session_.model(), *pre, *hw);
+  if (!plans) {
+    emit error("What-if hardware", QString::fromStdString(plans.error().str()));
+    return false;
+  }
+  for (const std::string& d : viz::whatIfDifferences(session_.model(), session_.preprocessed(), *plans_, *pre, *plans))
+    diffs_->addItem(QString::fromStdString(d));
+  showPlans(*plans_, &*plans);
+  return true;
+}
+
+}  // namespace gir::app

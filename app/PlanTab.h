@@ -1,0 +1,56 @@
+// The plan explorer (design.md section 11): the baseline plans of the open model (eager, XLA-like,
+// TVM-like) — kernels, DRAM bytes, modelled time — as a table and a Qt Charts bar chart, and a
+// hardware what-if editor: edit a copy of the hardware JSON, re-plan, see what changed.
+#pragma once
+
+#include <QWidget>
+#include <optional>
+
+#include "core/compute/Preprocess.h"
+#include "viz/PlanSummary.h"
+
+class QChartView;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QTableWidget;
+
+namespace gir::app {
+
+class Session;
+
+class PlanTab : public QWidget {
+  Q_OBJECT
+
+ public:
+  PlanTab(Session& session, QWidget* parent = nullptr);
+  void refresh();
+  // Parses the editor's JSON, re-plans with it and lists the differences; errors go to `error`.
+  bool replanWhatIf();
+  void resetWhatIf();
+  QString whatIfText() const;
+  void setWhatIfText(const QString& json);
+
+  QTableWidget* table() const { return table_; }
+  QListWidget* differences() const { return diffs_; }
+  QChartView* chart() const { return chart_; }
+  const std::optional<viz::ModelPlans>& plans() const { return plans_; }
+
+ signals:
+  void error(const QString& title, const QString& message);
+
+ private:
+  void showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* whatIf);
+
+  Session& session_;
+  QTableWidget* table_;
+  QChartView* chart_;
+  QPlainTextEdit* editor_;
+  QPushButton *replan_, *reset_;
+  QListWidget* diffs_;
+  QLabel* note_;
+  std::optional<viz::ModelPlans> plans_;
+};
+
+}  // namespace gir::app

@@ -1,0 +1,208 @@
+// The document behind the window: loading, lowering, the step API and the Ascend analysis.
+#include "app/Session.h"
+
+#include "core/gir/Json.h"
+#include "core/gir/Verifier.h"
+#include "core/onnx/OnnxImporter.h"
+
+namespace gir::app {
+
+Expected<search::LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw) {
+  return search::lowerRowwise(g, sub, hw, search::RowTemplateParams{});
+}
+
+static HardwareDesc defaultHardware() {
+  auto hw = loadHardwareByName("nvidia-h100");
+  if (hw) return *hw;
+  HardwareDesc fallback;
+  fallback.name = "unknown";
+  return fallback;
+}
+
+Session::Session(QObject* parent) : QObject(parent), hw_(defaultHardware()) {}
+Session::~Session() = default;
+
+Status Session::setHardware(HardwareDesc hw) {
+  if (model_) {
+    auto pre = compute::preprocess(*model_, hw);
+    if (!pre) return pre.takeError();
+    pre_ = std::move(*pre);
+  }
+  hw_ = std::move(hw);
+  emit hardwareChanged();
+  if (model_) emit modelChanged();
+  return success();
+}
+
+Status Session::openModel(const std::string& path) {
+  auto model = compute::importOnnxFile(path);
+  if (!model) return model.takeError();
+  auto pre = compute::preprocess(*model, hw_);
+  if (!pre) return pre.takeError();
+  model_ = std::move(*model);
+  pre_ = std::move(*pre);
+  modelPath_ = path;
+  subgraph_ = -1;
+  emit modelChanged();
+  return success();
+}
+
+Status Session::selectSubgraph(int index) {
+  if (!model_ || index < 0 || index >= static_cast<int>(pre_->subgraphs.size()))
+    return makeError("there is no memory-bound subgraph " + std::to_string(index));
+  auto lowered = lowerSubgraph(*model_, pre_->subgraphs[index], hw_);
+  if (!lowered) {
+    Diagnostic d = lowered.takeError();
+    d.location.file = modelPath_;
+    d.message = "subgraph " + std::to_string(index) + " cannot be lowered yet: " + d.message;
+    return d;
+  }
+  Graph g = lowered->gir;
+  if (auto st = setGir(std::move(g), modelPath_ + " subgraph " + std::to_string(index)); !st) return st;
+  lowered_ = std::move(*lowered);
+  subgraph_ = index;
+  return success();
+}
+
+Status Session::openGir(const std::string& path) {
+  auto g = loadGirFile(path);
+  if (!g) return g.takeError();
+  if (auto st = setGir(std::move(*g), path); !st) return st;
+  lowered_.reset();
+  subgraph_ = -1;
+  return success();
+}
+
+void Session::rebuildStepper(const Graph& g) {
+  stepper_ = std::make_unique<Stepper>(g, girHw_, checked_);
+  previous_ = stepper_->graph();
+  lastFailure_.clear();
+  refreshCandidates();
+}
+
+Status Session::setGir(Graph g, const std::string& origin) {
+  if (auto st = verifyGraph(g); !st) {
+    Diagnostic d = st.takeError();
+    if (d.location.file.empty()) d.location.file = origin;
+    return d;
+  }
+  // The graph's own target, as `gir opt` chooses it; no hardware means bytes-only costs.
+  girHw_.reset();
+  if (!g.target.empty())
+    if (auto hw = loadHardwareByName(g.target)) girHw_ = *hw;
+  original_ = g;
+  girOrigin_ = origin;
+  ++generation_;
+  rebuildStepper(g);
+  emit girChanged();
+  return success();
+}
+
+void Session::setCheckedMode(bool on) {
+  if (on == checked_) return;
+  checked_ = on;
+  if (!stepper_) return;
+  std::string trace = traceToJson(stepper_->history(), stepper_->position());
+  rebuildStepper(original_);
+  (void)replayTrace(*stepper_, trace, "<session>");
+  previous_ = stepper_->graph();
+  refreshCandidates();
+  emit girChanged();
+}
+
+void Session::refreshCandidates() { candidates_ = stepper_ ? stepper_->candidates(true) : std::vector<Candidate>{}; }
+
+Expected<StepRecord> Session::applyCandidate(size_t i) {
+  if (!stepper_ || i >= candidates_.size()) return makeError("no rewrite candidate " + std::to_string(i));
+  const Candidate& c = candidates_[i];
+  std::string explanation = c.explanation;
+  Graph before = stepper_->graph();
+  auto rec = stepper_->applySite(*c.rule, c.site, c.siteIndex);
+  if (!rec) {
+    lastFailure_ = std::string(c.rule->name()) + " at site " + std::to_string(c.siteIndex) + " failed: " + rec.error().str() +
+                   "\nwhy the rule applied here: " + explanation;
+    emit girChanged();
+    return rec;
+  }
+  lastFailure_.clear();
+  previous_ = std::move(before);
+  refreshCandidates();
+  emit girChanged();
+  return rec;
+}
+
+bool Session::undo() {
+  if (!stepper_) return false;
+  Graph before = stepper_->graph();
+  if (!stepper_->undo()) return false;
+  previous_ = std::move(before);
+  refreshCandidates();
+  emit girChanged();
+  return true;
+}
+
+bool Session::redo() {
+  if (!stepper_) return false;
+  Graph before = stepper_->graph();
+  if (!stepper_->redo()) return false;
+  previous_ = std::move(before);
+  refreshCandidates();
+  emit girChanged();
+  return true;
+}
+
+void Session::jumpTo(size_t position) {
+  if (!stepper_ || position == stepper_->position()) return;
+  Graph before = stepper_->graph();
+  while (stepper_->position() > position && stepper_->undo()) {}
+  while (stepper_->position() < position && stepper_->redo()) {}
+  previous_ = std::move(before);
+  refreshCandidates();
+  emit girChanged();
+}
+
+GreedyResult Session::runGreedy() {
+  GreedyResult r;
+  if (!stepper_) return r;
+  Graph before = stepper_->graph();
+  r = gir::runGreedy(*stepper_);
+  lastFailure_ = r.stop == StopReason::StepFailed ? r.failure : std::string();
+  previous_ = std::move(before);
+  refreshCandidates();
+  emit girChanged();
+  return r;
+}
+
+Status Session::replay(const std::string& traceJson, const std::string& fileName) {
+  if (!stepper_) return makeError("no GIR-Graph is open to replay a trace on");
+  Status st = replayTrace(*stepper_, traceJson, fileName);
+  previous_ = stepper_->graph();
+  refreshCandidates();
+  emit girChanged();
+  return st;
+}
+
+std::vector<double> Session::costCurve(bool dramBytes) const {
+  std::vector<double> out;
+  if (!stepper_) return out;
+  auto value = [&](const GraphCost& c) { return dramBytes ? static_cast<double>(c.dramBytes) : c.modelledUs; };
+  const auto& h = stepper_->history();
+  if (h.empty()) {
+    out.push_back(value(stepper_->cost()));
+    return out;
+  }
+  out.push_back(value(h.front().costBefore));
+  for (const StepRecord& r : h) out.push_back(value(r.costAfter));
+  return out;
+}
+
+Status Session::openAscend(const std::string& path) {
+  auto k = viz::loadAscendKernel(path);
+  if (!k) return k.takeError();
+  ascend_ = std::make_unique<viz::AscendKernel>(std::move(*k));
+  ascendPath_ = path;
+  emit ascendChanged();
+  return success();
+}
+
+}  // namespace gir::app

@@ -1,0 +1,217 @@
+// The stepper's widgets call Session's step API only; refresh() redraws everything from it.
+#include "app/StepperPanel.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
+
+#include "app/Session.h"
+
+namespace gir::app {
+
+static constexpr int kMaxCandidateRows = 500;
+
+StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* layout = new QVBoxLayout(this);
+  cost_ = new QLabel(this);
+  cost_->setWordWrap(true);
+  failure_ = new QLabel(this);
+  failure_->setWordWrap(true);
+  failure_->setStyleSheet("QLabel { background: #c0392b; color: white; font-weight: bold; padding: 6px; }");
+  failure_->hide();
+  checked_ = new QCheckBox("checked mode: verify every step (interpreter + memory checker)", this);
+  checked_->setChecked(session_.checkedMode());
+  connect(checked_, &QCheckBox::toggled, this, [this](bool on) { session_.setCheckedMode(on); });
+
+  candidates_ = new QTableWidget(0, 4, this);
+  candidates_->setHorizontalHeaderLabels({"rule", "site", "predicted Δ", "why it applies"});
+  candidates_->horizontalHeader()->setStretchLastSection(true);
+  candidates_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  candidates_->setSelectionMode(QAbstractItemView::SingleSelection);
+  candidates_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  connect(candidates_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { applyRow(row); });
+
+  auto* buttons = new QHBoxLayout;
+  apply_ = new QPushButton("Apply", this);
+  undo_ = new QPushButton("Undo", this);
+  redo_ = new QPushButton("Redo", this);
+  greedy_ = new QPushButton("Run greedy", this);
+  for (auto* b : {apply_, undo_, redo_, greedy_}) buttons->addWidget(b);
+  connect(apply_, &QPushButton::clicked, this, [this] { applyRow(candidates_->currentRow()); });
+  connect(undo_, &QPushButton::clicked, this, [this] { session_.undo(); });
+  connect(redo_, &QPushButton::clicked, this, [this] { session_.redo(); });
+  connect(greedy_, &QPushButton::clicked, this, &StepperPanel::runGreedy);
+
+  auto* playback = new QHBoxLayout;
+  play_ = new QPushButton("Play", this);
+  pause_ = new QPushButton("Pause", this);
+  step_ = new QPushButton("Step", this);
+  jump_ = new QPushButton("Jump to", this);
+  jumpTo_ = new QSpinBox(this);
+  for (QWidget* w : std::initializer_list<QWidget*>{play_, pause_, step_, jump_, jumpTo_}) playback->addWidget(w);
+  timer_ = new QTimer(this);
+  timer_->setInterval(350);
+  connect(timer_, &QTimer::timeout, this, &StepperPanel::stepForward);
+  connect(play_, &QPushButton::clicked, this, &StepperPanel::play);
+  connect(pause_, &QPushButton::clicked, this, &StepperPanel::pause);
+  connect(step_, &QPushButton::clicked, this, &StepperPanel::stepForward);
+  connect(jump_, &QPushButton::clicked, this, [this] { jumpTo(jumpTo_->value()); });
+
+  history_ = new QListWidget(this);
+  connect(history_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) { jumpTo(history_->row(it)); });
+
+  chart_ = new QChartView(this);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(200);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(candidates_);
+  split->addWidget(history_);
+  split->addWidget(chart_);
+  layout->addWidget(cost_);
+  layout->addWidget(failure_);
+  layout->addWidget(checked_);
+  layout->addLayout(buttons);
+  layout->addLayout(playback);
+  layout->addWidget(split, 1);
+  refresh();
+}
+
+bool StepperPanel::playing() const { return timer_->isActive(); }
+
+void StepperPanel::refresh() {
+  bool has = session_.hasGir();
+  for (auto* b : {apply_, undo_, redo_, greedy_, play_, pause_, step_, jump_}) b->setEnabled(has);
+  candidates_->setRowCount(0);
+  history_->clear();
+  if (!has) {
+    cost_->setText("Open a GIR file, or a model and one of its subgraphs.");
+    failure_->hide();
+    buildCurve();
+    return;
+  }
+  const Stepper& st = session_.stepper();
+  cost_->setText(QString("<b>cost</b>: %1<br><b>step</b> %2 of %3").arg(QString::fromStdString(session_.cost().str()).toHtmlEscaped())
+                     .arg(st.position())
+                     .arg(st.history().size()));
+  failure_->setVisible(!session_.lastFailure().empty());
+  failure_->setText("STEP FAILED\n" + QString::fromStdString(session_.lastFailure()));
+  const auto& cands = session_.candidates();
+  int rows = std::min<int>(static_cast<int>(cands.size()), kMaxCandidateRows);
+  candidates_->setRowCount(rows);
+  for (int r = 0; r < rows; ++r) {
+    const Candidate& c = cands[r];
+    QString delta = session_.girHardware() ? QString("%1 us, %2 B").arg(c.predictedDeltaUs, 0, 'g', 4).arg(c.predictedDeltaDramBytes)
+                                           : QString("%1 B").arg(c.predictedDeltaDramBytes);
+    candidates_->setItem(r, 0, new QTableWidgetItem(QString::fromUtf8(c.rule->name().data(), static_cast<int>(c.rule->name().size()))));
+    candidates_->setItem(r, 1, new QTableWidgetItem(QString::number(c.siteIndex)));
+    candidates_->setItem(r, 2, new QTableWidgetItem(delta));
+    candidates_->setItem(r, 3, new QTableWidgetItem(QString::fromStdString(c.explanation)));
+  }
+  if (rows > 0) candidates_->selectRow(0);
+  history_->addItem(QString("0: original  %1").arg(QString::fromStdString(session_.original().name)));
+  for (size_t i = 0; i < st.history().size(); ++i) {
+    const StepRecord& r = st.history()[i];
+    QString badge = r.verified ? QString::fromUtf8("\u2714 verified") : QString("unchecked");
+    auto* item = new QListWidgetItem(QString("%1: %2 #%3  DRAM %4 -> %5 B  [%6]")
+                                         .arg(i + 1)
+                                         .arg(QString::fromStdString(r.rule))
+                                         .arg(r.siteIndex)
+                                         .arg(r.costBefore.dramBytes)
+                                         .arg(r.costAfter.dramBytes)
+                                         .arg(badge));
+    item->setToolTip(QString::fromStdString(r.explanation));
+    item->setForeground(r.verified ? QColor(0x1e, 0x80, 0x3c) : QColor(0x80, 0x80, 0x80));
+    if (i >= st.position()) item->setForeground(QColor(0xb0, 0xb0, 0xb0));  // undone, redo-able
+    history_->addItem(item);
+  }
+  history_->setCurrentRow(static_cast<int>(st.position()));
+  jumpTo_->setRange(0, static_cast<int>(st.history().size()));
+  jumpTo_->setValue(static_cast<int>(st.position()));
+  buildCurve();
+}
+
+void StepperPanel::buildCurve() {
+  auto* chart = new QChart;
+  chart->legend()->hide();
+  bool hw = session_.hasGir() && session_.girHardware().has_value();
+  chart->setTitle(hw ? "modelled time (us) after each step" : "DRAM bytes after each step");
+  curve_ = new QLineSeries(chart);
+  here_ = new QScatterSeries(chart);
+  here_->setMarkerSize(10);
+  here_->setColor(QColor(0xc0, 0x39, 0x2b));
+  std::vector<double> values = session_.hasGir() ? session_.costCurve(!hw) : std::vector<double>{};
+  double lo = 0, hi = 1;
+  for (size_t i = 0; i < values.size(); ++i) {
+    curve_->append(static_cast<double>(i), values[i]);
+    hi = std::max(hi, values[i]);
+  }
+  if (session_.hasGir() && session_.stepper().position() < values.size())
+    here_->append(static_cast<double>(session_.stepper().position()), values[session_.stepper().position()]);
+  chart->addSeries(curve_);
+  chart->addSeries(here_);
+  auto* x = new QValueAxis(chart);
+  x->setRange(0, std::max<double>(1, static_cast<double>(values.size()) - 1));
+  x->setLabelFormat("%.0f");
+  x->setTickCount(static_cast<int>(std::clamp<size_t>(values.size(), 2, 11)));
+  x->setTitleText("step");
+  auto* y = new QValueAxis(chart);
+  y->setRange(lo, hi * 1.05);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (auto* s : std::initializer_list<QAbstractSeries*>{curve_, here_}) {
+    s->attachAxis(x);
+    s->attachAxis(y);
+  }
+  QChart* old = chart_->chart();
+  chart_->setChart(chart);
+  delete old;
+}
+
+int StepperPanel::curvePoints() const { return curve_ ? static_cast<int>(curve_->count()) : 0; }
+
+bool StepperPanel::applyRow(int row) {
+  if (row < 0) return false;
+  auto rec = session_.applyCandidate(static_cast<size_t>(row));
+  return rec.ok();
+}
+
+void StepperPanel::runGreedy() {
+  pause();
+  session_.runGreedy();
+}
+
+void StepperPanel::play() {
+  if (!session_.hasGir()) return;
+  if (session_.stepper().position() >= session_.stepper().history().size()) session_.jumpTo(0);
+  timer_->start();
+}
+
+void StepperPanel::pause() { timer_->stop(); }
+
+void StepperPanel::stepForward() {
+  if (!session_.redo()) {
+    timer_->stop();
+    emit playbackFinished();
+  }
+}
+
+void StepperPanel::jumpTo(int position) {
+  pause();
+  session_.jumpTo(static_cast<size_t>(std::max(0, position)));
+}
+
+}  // namespace gir::app

@@ -1,0 +1,63 @@
+// The rewrite stepper (design.md section 11): applicable rewrites with their predicted cost change,
+// apply, undo/redo, the history with each step's validity badge and the running cost curve, the
+// greedy run and its playback (play, pause, step, jump), and a loud banner for a failing step.
+#pragma once
+
+#include <QWidget>
+
+class QChartView;
+class QLabel;
+class QLineSeries;
+class QListWidget;
+class QPushButton;
+class QScatterSeries;
+class QSpinBox;
+class QTableWidget;
+class QTimer;
+class QCheckBox;
+
+namespace gir::app {
+
+class Session;
+
+class StepperPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit StepperPanel(Session& session, QWidget* parent = nullptr);
+
+  void refresh();  // from the session: candidates, history, curve, badges
+  bool applyRow(int row);
+  void runGreedy();
+  void play();
+  void pause();
+  bool playing() const;
+  void stepForward();
+  void jumpTo(int position);
+
+  QTableWidget* candidateTable() const { return candidates_; }
+  QListWidget* historyList() const { return history_; }
+  QLabel* failureBanner() const { return failure_; }
+  QLabel* costLabel() const { return cost_; }
+  int curvePoints() const;
+
+ signals:
+  void playbackFinished();
+
+ private:
+  void buildCurve();
+
+  Session& session_;
+  QTableWidget* candidates_;
+  QListWidget* history_;
+  QLabel *cost_, *failure_;
+  QPushButton *apply_, *undo_, *redo_, *greedy_, *play_, *pause_, *step_, *jump_;
+  QSpinBox* jumpTo_;
+  QCheckBox* checked_;
+  QChartView* chart_;
+  QLineSeries* curve_ = nullptr;
+  QScatterSeries* here_ = nullptr;
+  QTimer* timer_;
+};
+
+}  // namespace gir::app

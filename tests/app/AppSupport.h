@@ -1,0 +1,51 @@
+// Support for the GUI tests: one QApplication (offscreen unless a platform is set), waiting for the
+// canvas layout, closing the error boxes, saving screenshots under the build tree.
+#pragma once
+
+#include <QApplication>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QString>
+#include <QWidget>
+#include <string>
+
+#include "app/GraphCanvas.h"
+#include "app/MainWindow.h"
+
+namespace gir::test {
+
+inline QApplication& app() {
+  static int argc = 1;
+  static char name[] = "test_app";
+  static char* argv[] = {name, nullptr};
+  if (qgetenv("QT_QPA_PLATFORM").isEmpty()) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static QApplication* a = new QApplication(argc, argv);
+  return *a;
+}
+
+// Waits until the canvas has no layout running (the newest one has populated the scene).
+inline bool waitForLayout(gir::app::GraphCanvas* c, int timeoutMs = 30000) {
+  QSignalSpy ready(c, &gir::app::GraphCanvas::sceneReady);
+  for (int waited = 0; c->layoutPending() && waited < timeoutMs; waited += 20) ready.wait(20);
+  return !c->layoutPending();
+}
+
+// Closes every error box the window opened; returns how many there were.
+inline int closeErrorBoxes(QWidget* w) {
+  int n = 0;
+  for (QMessageBox* box : w->findChildren<QMessageBox*>()) {
+    if (!box->isVisible()) continue;
+    box->close();
+    ++n;
+  }
+  QApplication::processEvents();
+  return n;
+}
+
+// Saves a screenshot of `w` as GIR_BINARY_DIR/screenshots/NAME.png; returns the path.
+std::string saveScreenshot(QWidget* w, const std::string& name);
+
+// A shown window of a fixed size (screenshots of the same size on every machine).
+std::unique_ptr<gir::app::MainWindow> makeWindow();
+
+}  // namespace gir::test

@@ -1,0 +1,82 @@
+// The Ascend inspector and the plan explorer through the window: one timeline lane per pipe, flag
+// rows within ascend910's 4 IDs per pipe pair, the Chrome trace export; the baseline plan table and
+// chart, the hardware what-if editor.
+#include <catch2/catch.hpp>
+
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <nlohmann/json.hpp>
+
+#include "app/AscendTab.h"
+#include "app/PlanTab.h"
+#include "app/Session.h"
+#include "codegen/ascend/AsckProgram.h"
+#include "tests/app/AppSupport.h"
+#include "tests/support/TestSupport.h"
+
+using namespace gir;
+using namespace gir::app;
+
+TEST_CASE("open .asck kernels: one lane per pipe, at most 4 flag IDs per pipe pair on ascend910", "[app]") {
+  auto w = test::makeWindow();
+  for (const char* name : {"matmul_double_buffer.asck", "softmax_rows.asck", "many_live_mte2_v.asck", "vec_add_relu.asck"}) {
+    REQUIRE(w->openPath(QString::fromStdString(test::sourcePath(std::string("tests/ascend/corpus/") + name))));
+    const auto* k = w->session().ascend();
+    REQUIRE(k);
+    INFO(name);
+    CHECK(k->target.name == "ascend910");
+    CHECK(w->ascendTab()->laneCount() == ascend::kNumPipes);
+    CHECK_FALSE(w->ascendTab()->flagRowsPerPair().empty());
+    for (const auto& [pair, rows] : w->ascendTab()->flagRowsPerPair()) CHECK(rows <= 4);
+    CHECK(w->ascendTab()->arrowCount() == static_cast<int>(k->timeline.arrows.size()));
+    CHECK(w->ascendTab()->stageList()->count() == static_cast<int>(k->stages.size()));
+    CHECK(w->tabs()->currentWidget() == w->ascendTab());
+  }
+  // The stage list shows each stage's dump.
+  w->ascendTab()->stageList()->setCurrentRow(0);
+  CHECK(w->ascendTab()->stageText()->toPlainText().toStdString() == w->session().ascend()->stages[0].text);
+  w->ascendTab()->stageList()->setCurrentRow(w->ascendTab()->stageList()->count() - 1);
+  test::saveScreenshot(w.get(), "ascend_vec_add_relu");
+  std::string trace = test::binaryPath("app_trace.json");
+  REQUIRE(w->ascendTab()->exportChromeTrace(QString::fromStdString(trace)).ok());
+  auto j = nlohmann::json::parse(test::readText(trace));
+  CHECK(j["traceEvents"].size() > static_cast<size_t>(ascend::kNumPipes));
+}
+
+TEST_CASE("plan explorer: three baseline rows and bars; the what-if editor re-plans and lists changes", "[app]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/shufflenet.onnx"))));
+  PlanTab* p = w->planTab();
+  REQUIRE(p->plans().has_value());
+  CHECK(p->table()->rowCount() == 3);
+  CHECK(p->table()->item(0, 0)->text() == "eager");
+  auto bars = p->chart()->chart()->series();
+  REQUIRE(bars.size() == 1);
+  CHECK(static_cast<QBarSeries*>(bars[0])->barSets().size() == 1);
+  CHECK(static_cast<QBarSeries*>(bars[0])->barSets()[0]->count() == 3);
+  // Halve the DRAM bandwidth in the copy: the session's hardware stays, the modelled times change.
+  auto json = nlohmann::json::parse(p->whatIfText().toStdString());
+  for (auto& l : json["levels"])
+    if (l["scope"] == "device") l["bandwidth_gbs"] = l["bandwidth_gbs"].get<double>() / 2;
+  p->setWhatIfText(QString::fromStdString(json.dump(1)));
+  REQUIRE(p->replanWhatIf());
+  CHECK(p->table()->rowCount() == 6);
+  bool modelled = false;
+  for (int i = 0; i < p->differences()->count(); ++i) modelled |= p->differences()->item(i)->text().contains("modelled");
+  CHECK(modelled);
+  CHECK(w->session().hardware().name == "nvidia-h100");
+  w->tabs()->setCurrentWidget(p);
+  test::saveScreenshot(w.get(), "plans_shufflenet_whatif");
+  // A broken edit is an error message, not a crash, and the plans stay.
+  QSignalSpy errors(w.get(), &MainWindow::errorReported);
+  p->setWhatIfText("{\"name\": \"x\", ");
+  CHECK_FALSE(p->replanWhatIf());
+  CHECK(errors.count() == 1);
+  CHECK(test::closeErrorBoxes(w.get()) == 1);
+  CHECK(p->plans().has_value());
+}

@@ -1,0 +1,132 @@
+// The GIR canvas and the rewrite stepper driven through the real window: node items per gOperator,
+// a step updates canvas, cost and history, undo restores the print-out exactly, greedy ends at the
+// cost `gir opt --greedy` prints, playback walks the history.
+#include <catch2/catch.hpp>
+
+#include <QLabel>
+#include <QListWidget>
+#include <QTableWidget>
+
+#include "app/ModelTab.h"
+#include "app/Session.h"
+#include "app/StepperPanel.h"
+#include "core/gir/Printer.h"
+#include "tests/app/AppSupport.h"
+#include "tests/support/TestSupport.h"
+#include "viz/GirView.h"
+
+using namespace gir;
+using namespace gir::app;
+
+static const std::set<viz::ItemKind> kOperators = {viz::ItemKind::Compute, viz::ItemKind::Movement, viz::ItemKind::Sync};
+
+TEST_CASE("open bundled GIR files: the canvas holds one node item per gOperator", "[app]") {
+  auto w = test::makeWindow();
+  for (const char* name : {"shufflenet_source.gir", "figure6.gir", "softmax_block.gir"}) {
+    REQUIRE(w->openPath(QString::fromStdString(test::sourcePath(std::string("tests/golden/gir/") + name))));
+    REQUIRE(test::waitForLayout(w->girCanvas()));
+    INFO(name);
+    CHECK(w->girCanvas()->nodeItemCount(kOperators) == static_cast<int>(w->session().graph().liveNodeCount()));
+    CHECK(w->girCanvas()->nodeItemCount({viz::ItemKind::Cluster}) == 0);
+  }
+  w->tabs()->setCurrentIndex(1);
+  test::saveScreenshot(w.get(), "gir_figure6_softmax_block");
+}
+
+TEST_CASE("open the LayerNorm scenario: model graph, then its subgraph's GIR-Graph on the canvas", "[app]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/layernorm.onnx"))));
+  REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
+  CHECK(w->modelTab()->canvas()->nodeItemCount({viz::ItemKind::Op, viz::ItemKind::LibraryOp}) ==
+        static_cast<int>(w->session().model().ops.size()));
+  REQUIRE(w->modelTab()->subgraphList()->count() == static_cast<int>(w->session().preprocessed().subgraphs.size()));
+  test::saveScreenshot(w.get(), "model_layernorm");
+  emit w->modelTab()->subgraphRequested(0);
+  REQUIRE(w->session().hasGir());
+  REQUIRE(w->session().lowered().has_value());
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  CHECK(w->tabs()->currentIndex() == 1);
+  CHECK(w->girCanvas()->nodeItemCount(kOperators) == static_cast<int>(w->session().lowered()->gir.liveNodeCount()));
+  test::saveScreenshot(w.get(), "gir_layernorm_lowered");
+}
+
+TEST_CASE("apply a rewrite: canvas, cost and history update; undo restores the print-out exactly", "[app]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/shufflenet_source.gir"))));
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  Session& s = w->session();
+  std::string original = printGraph(s.graph());
+  QString costBefore = w->stepper()->costLabel()->text();
+  REQUIRE(w->stepper()->candidateTable()->rowCount() > 0);
+  CHECK(w->stepper()->historyList()->count() == 1);
+  CHECK(w->stepper()->curvePoints() == 1);
+  test::saveScreenshot(w.get(), "stepper_shufflenet_before");
+
+  REQUIRE(w->stepper()->applyRow(0));
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  std::string after = printGraph(s.graph());
+  CHECK(after != original);
+  CHECK(s.stepper().history().size() == 1);
+  CHECK(s.stepper().history()[0].verified);  // checked mode: interpreter + memory checker passed
+  CHECK(w->stepper()->historyList()->count() == 2);
+  CHECK(w->stepper()->historyList()->item(1)->text().contains("verified"));
+  CHECK(w->stepper()->curvePoints() == 2);
+  CHECK(w->stepper()->costLabel()->text() != costBefore);
+  // The canvas shows the union of before and after, the step's changes marked.
+  const viz::VizGraph& shown = w->girCanvas()->visibleGraph();
+  int marked = 0;
+  for (const auto& n : shown.nodes) marked += n.state != viz::DiffState::Unchanged;
+  CHECK(marked > 0);
+  int live = 0;
+  for (const auto& n : shown.nodes) live += n.kind != viz::ItemKind::Terminal && n.state != viz::DiffState::Removed;
+  CHECK(live == static_cast<int>(s.graph().liveNodeCount()));
+  test::saveScreenshot(w.get(), "stepper_shufflenet_step1");
+
+  REQUIRE(s.undo());
+  CHECK(printGraph(s.graph()) == original);
+  CHECK(s.stepper().position() == 0);
+  REQUIRE(s.redo());
+  CHECK(printGraph(s.graph()) == after);
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+}
+
+static std::string lineStarting(const std::string& text, const std::string& prefix) {
+  size_t at = text.find("\n" + prefix);
+  if (at == std::string::npos) at = text.rfind(prefix, 0) == 0 ? 0 : std::string::npos;
+  else ++at;
+  if (at == std::string::npos) return "";
+  return text.substr(at + prefix.size(), text.find('\n', at) - at - prefix.size());
+}
+
+TEST_CASE("greedy in the app ends at gir opt --greedy's cost and graph; playback walks every step", "[app]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/shufflenet_source.gir"))));
+  Session& s = w->session();
+  std::string input = test::binaryPath("app_greedy_input.gir");
+  test::writeText(input, printGraph(s.graph()));
+  w->stepper()->runGreedy();
+  REQUIRE(s.lastFailure().empty());
+  REQUIRE(s.stepper().history().size() > 0);
+  std::string out;
+  std::string optimized = test::binaryPath("app_greedy_output.gir");
+  REQUIRE(test::runCommand(std::string(GIR_EXE) + " opt " + input + " --greedy --quiet -o " + optimized, out) == 0);
+  CHECK(lineStarting(out, "after: ") == s.cost().str());
+  CHECK(test::readText(optimized) == printGraph(s.graph()));
+  for (const StepRecord& r : s.stepper().history()) CHECK(r.verified);
+  CHECK(w->stepper()->curvePoints() == static_cast<int>(s.stepper().history().size()) + 1);
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  test::saveScreenshot(w.get(), "greedy_shufflenet_final");
+
+  size_t steps = s.stepper().history().size();
+  w->stepper()->jumpTo(0);
+  CHECK(printGraph(s.graph()) == test::readText(input));
+  QSignalSpy done(w->stepper(), &StepperPanel::playbackFinished);
+  w->stepper()->play();
+  CHECK(w->stepper()->playing());
+  REQUIRE(done.wait(20000));
+  CHECK(s.stepper().position() == steps);
+  CHECK(s.cost().str() == lineStarting(out, "after: "));
+  w->stepper()->jumpTo(1);
+  CHECK(s.stepper().position() == 1);
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+}

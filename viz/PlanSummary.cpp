@@ -1,0 +1,70 @@
+// Runs the baseline planners per subgraph through search/baselines/Planners.h and sums them.
+#include "viz/PlanSummary.h"
+
+#include <cstdio>
+
+#include "search/baselines/PlanModel.h"
+#include "search/baselines/Planners.h"
+
+namespace gir::viz {
+
+double modelledPlanUs(int64_t kernels, int64_t dramBytes, const HardwareDesc& hw) {
+  double bw = hw.dramBandwidthGBs();
+  double us = bw > 0 ? static_cast<double>(dramBytes) / (bw * 1e3) : 0;
+  return us + static_cast<double>(kernels) * hw.launchCostUs;
+}
+
+Expected<ModelPlans> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw) {
+  ModelPlans out;
+  out.target = hw.name;
+  out.subgraphs = pre.subgraphs.size();
+  for (const std::string& name : search::baselinePlannerNames()) out.planners.push_back({name, 0, 0, 0});
+  for (size_t s = 0; s < pre.subgraphs.size(); ++s) {
+    auto problem = search::makeProblem(g, pre.subgraphs[s], "subgraph " + std::to_string(s));
+    if (!problem) return problem.takeError();
+    out.minimalBytes += search::lowerBoundBytes(*problem);
+    for (PlannerTotals& t : out.planners) {
+      auto plan = search::runBaselinePlanner(t.planner, *problem);
+      if (!plan) return plan.takeError();
+      t.kernels += plan->totals.kernels;
+      t.dramBytes += plan->totals.dramBytes();
+    }
+  }
+  for (PlannerTotals& t : out.planners) t.modelledUs = modelledPlanUs(t.kernels, t.dramBytes, hw);
+  return out;
+}
+
+static std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::vector<std::string> whatIfDifferences(const compute::Graph& g, const compute::PreprocessResult& beforePre,
+                                           const ModelPlans& before, const compute::PreprocessResult& afterPre,
+                                           const ModelPlans& after) {
+  std::vector<std::string> out;
+  if (beforePre.ridgeFlopsPerByte != afterPre.ridgeFlopsPerByte)
+    out.push_back("ridge point " + fmt(beforePre.ridgeFlopsPerByte) + " -> " + fmt(afterPre.ridgeFlopsPerByte) + " FLOP/byte");
+  for (size_t i = 0; i < beforePre.library.size() && i < afterPre.library.size(); ++i) {
+    const auto& a = beforePre.library[i];
+    const auto& b = afterPre.library[i];
+    if (a.computeBound == b.computeBound) continue;
+    out.push_back("'" + g.op(a.op).name + "' (intensity " + fmt(a.intensity) + ") is now " +
+                  (b.computeBound ? "compute-bound: a library call" : "memory-bound: lowered to GIR"));
+  }
+  if (before.subgraphs != after.subgraphs)
+    out.push_back("memory-bound subgraphs " + std::to_string(before.subgraphs) + " -> " + std::to_string(after.subgraphs));
+  for (size_t i = 0; i < before.planners.size() && i < after.planners.size(); ++i) {
+    const PlannerTotals& a = before.planners[i];
+    const PlannerTotals& b = after.planners[i];
+    if (a.kernels != b.kernels) out.push_back(a.planner + ": kernels " + std::to_string(a.kernels) + " -> " + std::to_string(b.kernels));
+    if (a.dramBytes != b.dramBytes)
+      out.push_back(a.planner + ": DRAM bytes " + std::to_string(a.dramBytes) + " -> " + std::to_string(b.dramBytes));
+    if (a.modelledUs != b.modelledUs) out.push_back(a.planner + ": modelled " + fmt(a.modelledUs) + " us -> " + fmt(b.modelledUs) + " us");
+  }
+  if (out.empty()) out.push_back("no difference: the same decisions, plans and modelled times");
+  return out;
+}
+
+}  // namespace gir::viz
