@@ -101,15 +101,15 @@ Status runGraph(const Graph& g, const ReferenceCase* ref, const HardwareDesc& hw
 }
 
 // A calibrated copy of the description goes to the path the user names, else to the cache; never
-// over the bundled hardware/cpu-host.json.
-Expected<std::string> writeCalibrated(const HardwareDesc& hw, const std::string& requested) {
+// over the bundled hardware/cpu-host.json (checked before the minutes of calibration start).
+Expected<std::string> calibratedPath(const std::string& requested) {
   std::string path = requested.empty() ? defaultCacheDir() + "/cpu-host.calibrated.json" : requested;
   std::error_code ec;
   std::filesystem::path bundled = std::filesystem::path(hardwareDirectory()) / "cpu-host.json";
   if (std::filesystem::exists(path) && std::filesystem::equivalent(path, bundled, ec))
     return makeError("refusing to overwrite the bundled " + bundled.string() + "; name another path with --calibrate-out");
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path().empty() ? "." : std::filesystem::path(path).parent_path(), ec);
-  if (auto st = writeOutput(path, hardwareToJson(hw) + "\n"); !st) return st.takeError();
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   return path;
 }
 
@@ -207,6 +207,8 @@ int runRun(const CommandArgs& argv) {
   double streamCopy = hw->dramBandwidthGBs();
   std::optional<Calibration> cal;
   if (args->has("calibrate")) {
+    auto path = calibratedPath(args->option("calibrate-out"));
+    if (!path) return reportBadInput(path.error());
     CalibrationOptions co;
     co.compile = opts->launch.compile;
     co.threads = opts->launch.threads;
@@ -215,8 +217,7 @@ int runRun(const CommandArgs& argv) {
     cal = *c;
     *hw = applyCalibration(*hw, *c);
     streamCopy = c->streamCopyGBs;
-    auto path = writeCalibrated(*hw, args->option("calibrate-out"));
-    if (!path) return reportBadInput(path.error());
+    if (auto st = writeOutput(*path, hardwareToJson(*hw) + "\n"); !st) return reportBadInput(st.error());
     if (!opts->json) std::cout << "calibrated: " << c->str() << "\nwrote " << *path << "\n";
   }
 

@@ -16,6 +16,7 @@ namespace {
 
 // Kept as source so it is compiled with exactly the flags of generated kernels.
 constexpr const char* kBenchSource = R"CPP(// GIR Workbench calibration microbenchmarks (codegen/cpu/Calibration.cpp).
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>

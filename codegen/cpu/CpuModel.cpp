@@ -85,11 +85,23 @@ GraphModel modelCpu(const Graph& g, const HardwareDesc& hw) {
         if (hl ? hl->scope == Scope::Device : (g.level(level) == nullptr || g.level(level)->scope == Scope::Device)) km.dramBytes += bytes;
       }
   }
+  std::vector<bool> touched(g.buffers().size(), false);
+  for (const Node& n : g.nodes())
+    if (!n.erased && !n.isSync())
+      for (const auto* list : {&n.inputs, &n.outputs})
+        for (SliceId s : *list) touched[g.slice(s).buffer.value] = true;
+  for (uint32_t b = 0; b < g.buffers().size(); ++b) {
+    const LevelDecl* l = g.level(g.buffers()[b].level);
+    if (touched[b] && (!l || l->scope == Scope::Device)) m.deviceFootprintBytes += g.buffers()[b].numel() * 4;
+  }
+  const MemoryLevelDesc* cache = hw.levelForScope(Scope::Block);
+  m.cacheResident = cache && cache->bandwidthGBs > 0 && m.deviceFootprintBytes <= cache->capacityBytes * std::max<int64_t>(1, hw.maxUnits);
   m.modelledUs = hw.launchCostUs;
   for (KernelModel& km : m.kernels) {
     double us = hw.launchCostUs + hw.syncCostUs[static_cast<int>(Scope::Device)] + km.blockSyncs * hw.syncCostUs[static_cast<int>(Scope::Block)];
     for (const auto& [level, bytes] : km.bytesPerLevel) {
       const MemoryLevelDesc* l = hw.level(level);
+      if (l && l->scope == Scope::Device && m.cacheResident) l = cache;
       if (l && l->bandwidthGBs > 0) us += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
     }
     if (hw.peakGflops > 0) us += static_cast<double>(km.flops) / (hw.peakGflops * 1e3);

@@ -9,6 +9,10 @@
 //
 // A level of the graph is priced with the hardware level of the same scope (device -> dram, block
 // -> tile, unit -> local on cpu-host), so graphs written for a GPU (smem, reg) are modelled too.
+// When every device-scope buffer of the graph fits in the caches together (their bytes <= the
+// block-scope level's capacity x max_units, i.e. each thread's cache-sized scratch), device traffic
+// is priced at that level's bandwidth instead of DRAM's: the data never leaves the caches between
+// repeated runs, which is what a measurement of a small scenario sees.
 #pragma once
 
 #include <map>
@@ -32,6 +36,8 @@ struct KernelModel {
 struct GraphModel {
   std::vector<KernelModel> kernels;
   int64_t dramBytes = 0;
+  int64_t deviceFootprintBytes = 0;  // distinct bytes of the device-scope buffers the graph touches
+  bool cacheResident = false;        // device traffic priced at the cache level's bandwidth
   double modelledUs = 0;  // all kernels in one parallel region
 };
 

@@ -1,0 +1,105 @@
+// `gir run`: bad input exits 2 with a clear message; a GIR file and a model run, check and report
+// the JSON the app reads; calibration writes a copy and never the bundled description.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/cpu/Calibration.h"
+#include "tests/cli/CliSupport.h"
+
+using namespace gir;
+
+namespace {
+
+std::string cacheArg() { return " --cache " + test::binaryPath("tests/cpu-kernel-cache"); }
+
+nlohmann::json lastJson(const std::string& out) {
+  size_t p = out.find('{');
+  REQUIRE(p != std::string::npos);
+  return nlohmann::json::parse(out.substr(p));
+}
+
+}  // namespace
+
+TEST_CASE("gir run rejects bad input with exit 2 and a clear message", "[cpu][cli]") {
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"run", "usage: gir run"},
+      {"run " + test::sourcePath("scenarios/no_such_model.onnx") + " --target cpu", "no_such_model.onnx"},
+      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --target nvidia-h100", "--target cpu"},
+      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --planner fastest", "unknown planner 'fastest'"},
+      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --threads two", "--threads expects a non-negative integer"},
+      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --subgraph 9", "there is no subgraph 9"},
+      {"run " + test::sourcePath("scenarios/shufflenet.onnx") + " --target cpu", "lowerable now: the row-wise scenarios"},
+      {"run " + test::sourcePath("tests/golden/gir/softmax_race.gir"), "not valid"},
+      {"run " + test::sourcePath("tests/golden/gir/relu.gir") + " --planner gir", "--planner applies to models"},
+      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --calibrate --calibrate-out " + test::sourcePath("hardware/cpu-host.json"),
+       "refusing to overwrite the bundled"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    int code = 0;
+    std::string out = test::runGir(c.args + cacheArg(), code);
+    INFO(out);
+    CHECK(code == 2);
+    CHECK(out.find("error: ") != std::string::npos);
+    CHECK(out.find(c.expect) != std::string::npos);
+  }
+}
+
+TEST_CASE("gir run on a GIR file measures and reports JSON", "[cpu][cli]") {
+  int code = 0;
+  std::string out = test::runGir("run " + test::sourcePath("tests/golden/gir/two_kernels.gir") + " --measure --json --threads 2" + cacheArg(), code);
+  INFO(out);
+  REQUIRE(code == 0);
+  auto j = lastJson(out);
+  CHECK(j["stream_copy_gbs"].get<double>() > 0);
+  const auto& p = j["planners"]["file"];
+  CHECK(p["measured_us"].get<double>() > 0);
+  CHECK(p["modelled_us"].get<double>() > 0);
+  CHECK(p["max_rel_error"].get<double>() <= 1e-4);
+  REQUIRE(j["candidates"].size() == 1);
+  CHECK(j["candidates"][0]["per_kernel"].size() == 2);
+}
+
+TEST_CASE("gir run on a model checks every lowerable planner against the reference", "[cpu][cli]") {
+  int code = 0;
+  std::string out = test::runGir("run " + test::sourcePath("scenarios/silu.onnx") + " --target cpu --json" + cacheArg(), code);
+  INFO(out);
+  REQUIRE(code == 0);
+  auto j = lastJson(out);
+  for (const char* p : {"gir", "eager"}) {
+    INFO(p);
+    CHECK(j["planners"][p]["max_rel_error"].get<double>() <= 1e-4);
+    CHECK(j["planners"][p]["modelled_us"].get<double>() > 0);
+    CHECK(j["planners"][p]["measured_us"].is_null());  // no --measure
+  }
+  CHECK(j["planners"]["gir"]["modelled_us"].get<double>() < j["planners"]["eager"]["modelled_us"].get<double>());
+  CHECK(j["planners"]["xla"]["skipped"].get<std::string>().find("no GIR lowering yet") != std::string::npos);
+}
+
+TEST_CASE("calibration measures positive figures and writes them into a copy of cpu-host", "[cpu][calibrate]") {
+  codegen::cpu::CalibrationOptions o;
+  o.compile.cacheDir = test::binaryPath("tests/cpu-kernel-cache");
+  o.dramArrayBytes = 8 << 20;  // small: the test checks the plumbing, not this machine's DRAM
+  o.repeats = 3;
+  o.threads = 2;
+  auto c = codegen::cpu::calibrate(o);
+  INFO((c ? c->str() : c.error().str()));
+  REQUIRE(c);
+  CHECK(c->threads == 2);
+  for (double v : {c->streamCopyGBs, c->streamReadGBs, c->tileGBs, c->localGBs, c->launchUs}) CHECK(v > 0);
+  CHECK(c->barrierUs >= 0);
+  auto base = loadHardwareByName("cpu-host");
+  REQUIRE(base);
+  HardwareDesc hw = codegen::cpu::applyCalibration(*base, *c);
+  CHECK(hw.dramBandwidthGBs() == c->streamCopyGBs);
+  CHECK(hw.level("tile")->bandwidthGBs == c->tileGBs);
+  CHECK(hw.level("local")->bandwidthGBs == c->localGBs);
+  CHECK(hw.launchCostUs == c->launchUs);
+  auto back = parseHardwareDesc(hardwareToJson(hw), "calibrated.json");
+  REQUIRE(back);
+  CHECK(back->dramBandwidthGBs() == Approx(c->streamCopyGBs));
+}
