@@ -23,6 +23,8 @@ int runWalkthrough(const CommandArgs& args);
 // Ascend set/wait insertion and the oracle — cli/AscendCommands.cpp
 int runAscendSync(const CommandArgs& args);
 int runAscendSim(const CommandArgs& args);
+// GIR kernels lowered to .asck, checked, optionally with set/wait inserted — cli/AscendLowerCommand.cpp
+int runAscendLower(const CommandArgs& args);
 // A model's memory-bound subgraph as merged per-op GIR kernels — cli/LowerCommand.cpp
 int runLower(const CommandArgs& args);
 // Baseline fusion plans of a model's memory-bound subgraphs — cli/PlanCommand.cpp

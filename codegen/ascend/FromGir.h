@@ -25,8 +25,15 @@
 
 namespace gir::ascend {
 
+// What splits the unit loop into phases (one loop nest after the other).
+enum class PhaseSplit {
+  Data,  // only syncs that data crosses units through: a read, or an overwrite, of another unit's element
+  Sync,  // every block (of 2+ units) and device sync, as the GIR kernels are written
+};
+
 struct FromGirOptions {
   std::string target = "ascend910";  // the kernel's `target` line
+  PhaseSplit phases = PhaseSplit::Data;
   bool doubleBuffer = true;          // per-unit UB tiles get two slots when their loop runs 2+ iterations
   int64_t ubCapacityBytes = 262144;  // UB of one AI Core (hardware/ascend910.json level "ub")
   // cycles= from bytes: the pipe's fixed latency plus bytes / rate; false keeps the pipes' defaults.
@@ -68,10 +75,14 @@ struct UnitPlan {
   std::vector<UnitNest> nests;    // by phase, then by first unit
 };
 
-// Phases: a node's phase is the number of block (with 2+ units per block) or device syncs on the longest
-// path into it; unit and lane syncs need nothing, a unit's program order already holds them.
-// `extraDivisors` join the offsets' divisors (layoutBuffers asks for the ones its tile indices need).
-Expected<UnitPlan> planUnitLoops(const Graph& g, const std::vector<int64_t>& extraDivisors = {});
+// Phases, PhaseSplit::Sync: the number of block (2+ units per block) or device syncs on the longest path into
+// a node; unit and lane syncs need nothing, a unit's program order already holds them. PhaseSplit::Data: the
+// longest path where an edge counts 1 when an element passes between different units along it (read after
+// write, write after read, write after write, from the interpreter's accesses: GIR addresses are affine in the
+// unit, so one run sees every access). Syncs that only order a unit with itself then cost no split: the row
+// templates' per-op kernels run back to back per unit. `extraDivisors` join the offsets' divisors
+// (layoutBuffers asks for the ones its tile indices need).
+Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split, const std::vector<int64_t>& extraDivisors = {});
 
 // ---- Stage 2: buffers -----------------------------------------------------------------------------------
 

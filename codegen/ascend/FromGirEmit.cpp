@@ -167,7 +167,8 @@ std::string describeNest(const Graph& g, const UnitNest& nest, size_t ni) {
 std::vector<std::string> describe(const Graph& g, const AsckLowering& low, const FromGirOptions& opt) {
   std::vector<std::string> notes;
   notes.push_back("lowered from GIR @" + g.name + ": " + std::to_string(g.units) + " units as loop iterations on one AI Core, " +
-                  std::to_string(low.plan.phases) + " phase(s) split by block/device syncs, " +
+                  std::to_string(low.plan.phases) + " phase(s) split " +
+                  (opt.phases == PhaseSplit::Data ? "where data crosses units, " : "at block/device syncs, ") +
                   std::to_string(low.plan.nests.size()) + " loop nest(s)");
   for (size_t ni = 0; ni < low.plan.nests.size(); ++ni) notes.push_back(describeNest(g, low.plan.nests[ni], ni));
   for (const auto& bl : low.layout.buffers) {
@@ -198,9 +199,9 @@ std::string kernelName(const std::string& n) {
 
 Expected<AsckLowering> lowerGirToAsck(const Graph& g, const FromGirOptions& opt) {
   if (auto st = verifyGraph(g); !st) return st.takeError();
-  auto first = planUnitLoops(g);
+  auto first = planUnitLoops(g, opt.phases);
   if (!first) return first.takeError();
-  auto plan = planUnitLoops(g, tileDivisors(g, *first));
+  auto plan = planUnitLoops(g, opt.phases, tileDivisors(g, *first));
   if (!plan) return plan.takeError();
   auto lay = layoutBuffers(g, *plan, opt);
   if (!lay) return lay.takeError();

@@ -4,8 +4,9 @@
 #include "codegen/ascend/FromGir.h"
 
 #include <algorithm>
-#include <numeric>
+#include <set>
 
+#include "core/gir/Interpreter.h"
 #include "core/gir/Printer.h"
 
 namespace gir::ascend {
@@ -28,16 +29,62 @@ static bool splitsUnits(const Graph& g, const Node& n) {
   return n.syncScope() == Scope::Device || (n.syncScope() == Scope::Block && g.unitsPerBlock > 1);
 }
 
-static Status assignPhases(const Graph& g, UnitPlan& plan) {
+namespace {
+
+// Node pairs (earlier, later) between which some element passes from one unit to another, in the
+// interpreter's order: the later node must run in a later phase.
+class CrossUnitEdges : public AccessObserver {
+ public:
+  explicit CrossUnitEdges(const Graph& g) : last_(g.buffers().size()), readers_(g.buffers().size()) {
+    for (size_t b = 0; b < g.buffers().size(); ++b) {
+      last_[b].assign(static_cast<size_t>(g.buffers()[b].erased ? 0 : g.buffers()[b].numel()), {-1, -1});
+      readers_[b].resize(last_[b].size());
+    }
+  }
+  void access(NodeId node, int64_t unit, BufferId b, const std::vector<int64_t>& elements, bool isWrite) override {
+    int64_t n = node.value;
+    for (int64_t e : elements) {
+      auto& w = last_[b.value][e];
+      auto& rs = readers_[b.value][e];
+      if (w.first >= 0 && w.second != unit) edges.insert({w.first, n});
+      if (!isWrite) {
+        rs.push_back({n, unit});
+        continue;
+      }
+      for (const auto& r : rs)
+        if (r.second != unit) edges.insert({r.first, n});
+      rs.clear();
+      w = {n, unit};
+    }
+  }
+  std::set<std::pair<int64_t, int64_t>> edges;
+
+ private:
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> last_;                 // (node, unit) per element
+  std::vector<std::vector<std::vector<std::pair<int64_t, int64_t>>>> readers_;  // since the last write
+};
+
+}  // namespace
+
+static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
   auto topo = topologicalOrder(g);
   if (!topo) return makeError("the GIR graph has a cycle: it has no program order to lower");
   UseDef ud = computeUseDef(g);
   auto succ = successors(g, ud);
+  std::vector<std::vector<NodeId>> crossSucc(g.nodes().size());
+  if (split == PhaseSplit::Data) {
+    CrossUnitEdges obs(g);
+    auto run = interpret(g, randomInputs(g, 1), &obs);
+    if (!run) return run.takeError();
+    for (const auto& [a, b] : obs.edges) crossSucc[a].push_back(NodeId(static_cast<uint32_t>(b)));
+  }
   plan.phaseOf.assign(g.nodes().size(), -1);
   for (NodeId id : *topo) plan.phaseOf[id.value] = 0;
   for (NodeId id : *topo) {  // predecessors come first, so a node's phase is final when it is reached
-    int next = plan.phaseOf[id.value] + (splitsUnits(g, g.node(id)) ? 1 : 0);
+    int& mine = plan.phaseOf[id.value];
+    int next = mine + (split == PhaseSplit::Sync && splitsUnits(g, g.node(id)) ? 1 : 0);
     for (NodeId s : succ[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], next);
+    for (NodeId s : crossSucc[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + 1);
   }
   for (NodeId id : *topo) {
     plan.phases = std::max(plan.phases, plan.phaseOf[id.value] + 1);
@@ -156,10 +203,10 @@ static void segmentPhase(const Graph& g, UnitPlan& plan, int phase) {
   }
 }
 
-Expected<UnitPlan> planUnitLoops(const Graph& g, const std::vector<int64_t>& extraDivisors) {
+Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split, const std::vector<int64_t>& extraDivisors) {
   if (g.units < 1) return makeError("the GIR graph has no units");
   UnitPlan plan;
-  if (auto st = assignPhases(g, plan); !st) return st.takeError();
+  if (auto st = assignPhases(g, split, plan); !st) return st.takeError();
   if (auto st = divisorChain(g, plan, extraDivisors, plan.divisors); !st) return st.takeError();
   for (int p = 0; p < plan.phases; ++p) segmentPhase(g, plan, p);
   for (const auto& nest : plan.nests)
