@@ -29,6 +29,7 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   view_ = new QGraphicsView(new QGraphicsScene(this), this);
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setDragMode(QGraphicsView::ScrollHandDrag);
+  view_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   export_ = new QPushButton("Export Chrome trace (Perfetto)...", this);
   connect(stages_, &QListWidget::currentRowChanged, this, [this](int row) {
     const auto* k = session_.ascend();
@@ -43,6 +44,7 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   top->addWidget(stages_);
   top->addWidget(text_);
   top->setStretchFactor(1, 3);
+  top->setSizes({220, 1200});
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(top);
   split->addWidget(view_);

@@ -30,6 +30,7 @@ GraphCanvas::~GraphCanvas() {
 void GraphCanvas::showGraph(viz::VizGraph g, bool keepExpanded) {
   full_ = std::move(g);
   if (!keepExpanded) expanded_.clear();
+  fitOnReady_ = !keepExpanded;
   relayout();
 }
 
@@ -88,6 +89,17 @@ void GraphCanvas::populate(const LayoutJob& job) {
   legend->setPos(sceneModel_.bounds.right() + 30, sceneModel_.bounds.top());
   s->addItem(legend);
   s->setSceneRect(s->itemsBoundingRect().adjusted(-20, -20, 20, 20));
+  if (fitOnReady_) {
+    resetTransform();
+    QRectF r = s->sceneRect();
+    if (r.width() > viewport()->width() || r.height() > viewport()->height()) fitAll();
+    if (transform().m11() < 0.35) {  // too small to read: readable scale, start at the top
+      resetTransform();
+      scale(0.35, 0.35);
+      centerOn(r.center().x(), r.top() + viewport()->height() / 0.7);
+    }
+    fitOnReady_ = false;
+  }
   emit sceneReady();
 }
 

@@ -73,6 +73,7 @@ class GraphCanvas : public QGraphicsView {
   viz::SceneModel sceneModel_;
   std::set<int> expanded_;
   size_t threshold_ = viz::kCollapseThreshold;
+  bool fitOnReady_ = false;  // a new graph (not a step of the shown one): fit it to the view
   std::shared_ptr<std::atomic<bool>> pending_;  // cancel flag of the running layout
   QFutureWatcher<std::shared_ptr<LayoutJob>>* watcher_ = nullptr;
 };

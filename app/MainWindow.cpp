@@ -82,6 +82,7 @@ void MainWindow::buildGirTab() {
   split->addWidget(right);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setSizes({850, 600});
   auto* layout = new QVBoxLayout(page);
   layout->addWidget(split);
   tabs_->addTab(page, "GIR-Graph");

@@ -37,6 +37,7 @@ ModelTab::ModelTab(Session& session, QWidget* parent) : QWidget(parent), session
   split->addWidget(side);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  split->setSizes({1000, 450});
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
   connect(subgraphs_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) { emit subgraphRequested(subgraphs_->row(it)); });
