@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job on a bundled example: the app on a desktop; headless, the same walkthrough through `gir`.
+# The main job on a bundled example: on a desktop the app opens the ShuffleNet scenario (build/app/gir-workbench);
+# headless, the same walkthrough runs through `gir`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,6 +10,6 @@ fi
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   echo "No display found: running the headless walkthrough through the gir command instead."
 else
-  echo "The desktop app is not part of this build yet: running the headless walkthrough through the gir command."
+  echo "The desktop app was not built here (Qt 6 or Graphviz missing): running the headless walkthrough through the gir command."
 fi
 exec build/cli/gir walkthrough
