@@ -224,6 +224,7 @@ int runRun(const CommandArgs& argv) {
   // What to run: the candidates of each subgraph of a model, or the one graph of a .gir file.
   std::vector<CandidateRun> runs;
   int subgraphs = 0;
+  int64_t minBytes = 0;  // the model's subgraphs run: inputs read once + outputs written once
   bool isGir = input.size() > 4 && input.substr(input.size() - 4) == ".gir";
   if (isGir) {
     if (args->hasOption("planner")) return reportBadInput(makeError("--planner applies to models; a .gir file runs as it is", SourceLocation{input, 0, 0, ""}));
@@ -259,6 +260,7 @@ int runRun(const CommandArgs& argv) {
     for (int s = 0; s < subgraphs; ++s) {
       if (opts->subgraph && *opts->subgraph != s) continue;
       const compute::Subgraph& sub = pre->subgraphs[static_cast<size_t>(s)];
+      minBytes += sub.minBytes;
       for (PlanCandidate& c : planCandidates(*model, sub, *hw, opts->planners)) {
         CandidateRun r{s, c.planner, c.variant, c.skipReason};
         r.minBytes = sub.minBytes;
@@ -289,7 +291,7 @@ int runRun(const CommandArgs& argv) {
   }
   ModelError err = modelError(modelled, measured);
   if (opts->json) {
-    json j = {{"input", input}, {"target", hw->name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()},
+    json j = {{"input", input}, {"target", hw->name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()}, {"min_bytes", minBytes},
               {"planners", plannerSummary(runs, opts->planners, subgraphs)}};
     json cands = json::array();
     for (const CandidateRun& r : runs) cands.push_back(candidateJson(r));
