@@ -69,6 +69,19 @@ Status referenceData(const compute::Graph& g, const compute::Subgraph& sub, cons
 
 }  // namespace
 
+Expected<GpuCase> caseFromLowered(const compute::Graph& model, const compute::Subgraph& sub, const search::LoweredSubgraph& lowered,
+                                  const Graph& plan, const std::string& name, const std::string& planner, uint64_t seed) {
+  GpuCase c;
+  c.name = name;
+  c.planner = planner;
+  c.gir = plan;
+  c.gir.name = name;
+  c.reference = "reference-evaluator";
+  c.minBytes = sub.minBytes;
+  if (auto st = referenceData(model, sub, lowered, seed, c.inputs, c.expected); !st) return st.takeError();
+  return c;
+}
+
 std::vector<std::string> knownPlanners() { return {"eager", "gir"}; }
 
 Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
@@ -91,23 +104,18 @@ Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const Har
       d.message = "subgraph " + std::to_string(i) + " has no row-template lowering yet: " + d.message;
       return d;
     }
-    GpuCase base;
-    base.reference = "reference-evaluator";
-    base.minBytes = sub.minBytes;
-    if (auto st = referenceData(*model, sub, *lowered, seed, base.inputs, base.expected); !st) return st.takeError();
     for (const auto& planner : planners) {
-      GpuCase c = base;
-      c.planner = planner;
-      c.name = stemOf(onnxPath) + (pre->subgraphs.size() > 1 ? "_sub" + std::to_string(i) : "") + "_" + planner;
-      c.gir = lowered->gir;
+      std::string name = stemOf(onnxPath) + (pre->subgraphs.size() > 1 ? "_sub" + std::to_string(i) : "") + "_" + planner;
+      Graph plan = lowered->gir;
       if (planner == "gir") {
         Stepper st(lowered->gir, hw, /*checked=*/false, seed, /*recordCosts=*/false);
         GreedyResult r = runGreedy(st);
-        if (r.stop != StopReason::Converged) return makeError("the greedy optimizer stopped early on " + c.name + ": " + r.failure);
-        c.gir = st.graph().compacted();
+        if (r.stop != StopReason::Converged) return makeError("the greedy optimizer stopped early on " + name + ": " + r.failure);
+        plan = st.graph().compacted();
       }
-      c.gir.name = c.name;
-      out.push_back(std::move(c));
+      auto c = caseFromLowered(*model, sub, *lowered, plan, name, planner, seed);
+      if (!c) return c.takeError();
+      out.push_back(std::move(*c));
     }
   }
   return out;

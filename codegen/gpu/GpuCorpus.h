@@ -10,6 +10,7 @@
 #include "core/gir/Graph.h"
 #include "core/gir/Interpreter.h"
 #include "core/hw/HardwareDesc.h"
+#include "search/templates/RowLowering.h"
 
 namespace gir::gpu {
 
@@ -31,6 +32,12 @@ std::vector<std::string> knownPlanners();  // "eager", "gir"
 // its body. Fails naming the subgraph and the op when a subgraph cannot be lowered.
 Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
                                           const std::vector<std::string>& planners, uint64_t seed);
+
+// One plan of a lowered subgraph (the lowering's own graph or any rewrite of it with the same input
+// and output buffer names), with random inputs and the reference evaluator's outputs mapped to
+// buffers through `lowered`'s buffer maps. What a planner's result becomes for the GPU back ends.
+Expected<GpuCase> caseFromLowered(const compute::Graph& model, const compute::Subgraph& sub, const search::LoweredSubgraph& lowered,
+                                  const Graph& plan, const std::string& name, const std::string& planner, uint64_t seed);
 
 // A .gir (text or JSON) file; its reference outputs come from the interpreter on random inputs.
 Expected<GpuCase> girFileCase(const std::string& path, uint64_t seed);

@@ -181,7 +181,8 @@ class KernelWriter {
       if (bp.blockBase) blockStart += (blockStart.empty() ? "" : " + ") + str(bp.blockBase);
       if (!blockStart.empty()) off = "(" + off + " - (" + blockStart + "))";
     }
-    return bp.ident + "[" + off + " + " + displacementExpr(sl, e) + "]";
+    std::string disp = displacementExpr(sl, e);
+    return bp.ident + "[" + (disp == "0" ? off : off + " + " + disp) + "]";
   }
 
   // The value of element `e` (already declared as int `eVar`) of an input slice.
@@ -210,7 +211,9 @@ class KernelWriter {
       lo = std::min(lo, q);
       hi = std::max(hi, q);
     }
-    return "gir_pull(" + bp.ident + ", " + str(lo / W_) + ", " + str(hi / W_) + ", " + str(rel) + " + " + displacementExpr(sl, eVar) + ")";
+    std::string disp = displacementExpr(sl, eVar);
+    std::string pos = disp == "0" ? str(rel) : rel ? str(rel) + " + " + disp : disp;
+    return "gir_pull(" + bp.ident + ", " + str(lo / W_) + ", " + str(hi / W_) + ", " + pos + ")";
   }
 
   // Writes value `v` to element `e` of the output; distributed loops own the element through `shift`.
@@ -251,6 +254,12 @@ class KernelWriter {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       std::string eVar = "e";
       bool linear = true;
+      if (n.kind() == NodeKind::Broadcast && g_.slice(n.inputs[i]).numel() == 1) {
+        // One value for the whole unit: read (or pull) it once, before the loop.
+        os_ << "    const float a" << i << " = " << read(n.inputs[i], "0", loop, false, false) << ";\n";
+        in.push_back("a" + str(i));
+        continue;
+      }
       if (n.kind() == NodeKind::Broadcast) {
         eVar = "e" + str(i);
         body << "      const int " << eVar << " = " << broadcastSource(n, "e") << ";\n";

@@ -105,12 +105,11 @@ __global__ void __launch_bounds__(128) softmax_block_k0(const float* __restrict_
   }
   // broadcast axes[0] %s6 -> %s7
   {
+    const float a0 = gir_pull(r_rowmax, 0, 0, 0);
 #pragma unroll
     for (int t = 0; t < 1; ++t) {
       const int e = 32 * t + lane;
       const bool on = e < 16;
-      const int e0 = 0;
-      const float a0 = gir_pull(r_rowmax, 0, 0, 0 + e0);
       if (on) r_rowmax_b[t + 0] = a0;
     }
   }
@@ -191,12 +190,11 @@ __global__ void __launch_bounds__(128) softmax_block_k0(const float* __restrict_
   }
   // broadcast axes[0] %s14 -> %s15
   {
+    const float a0 = gir_pull(r_rowsum, 0, 0, 0);
 #pragma unroll
     for (int t = 0; t < 1; ++t) {
       const int e = 32 * t + lane;
       const bool on = e < 16;
-      const int e0 = 0;
-      const float a0 = gir_pull(r_rowsum, 0, 0, 0 + e0);
       if (on) r_rowsum_b[t + 0] = a0;
     }
   }
