@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "codegen/ascend/AsckPrinter.h"
+#include "core/gir/MemoryChecker.h"
 #include "core/gir/Printer.h"
 #include "core/gir/Verifier.h"
 
@@ -197,8 +198,21 @@ std::string kernelName(const std::string& n) {
 
 }  // namespace
 
+// One program order must do for every unit: a race (or a read of nothing) leaves the GIR without one.
+// Capacity findings are the GIR target's matter; UB is budgeted by layoutBuffers.
+static Status raceFree(const Graph& g) {
+  auto rep = checkMemoryModel(g, randomInputs(g, 1));
+  if (!rep) return rep.takeError();
+  for (const auto& f : rep->findings)
+    if (f.kind != FindingKind::CapacityOverflow)
+      return makeError("the GIR graph has no single program order to lower: " + std::string(findingKindName(f.kind)) + ": " + f.message,
+                       SourceLocation{"", 0, 0, f.secondNode.valid() ? describeNode(g, f.secondNode) : ""});
+  return success();
+}
+
 Expected<AsckLowering> lowerGirToAsck(const Graph& g, const FromGirOptions& opt) {
   if (auto st = verifyGraph(g); !st) return st.takeError();
+  if (auto st = raceFree(g); !st) return st.takeError();
   auto first = planUnitLoops(g, opt.phases);
   if (!first) return first.takeError();
   auto plan = planUnitLoops(g, opt.phases, tileDivisors(g, *first));
