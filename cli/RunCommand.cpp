@@ -191,6 +191,106 @@ json candidateJson(const CandidateRun& r) {
   return j;
 }
 
+struct RunResults {
+  std::vector<CandidateRun> runs;
+  int subgraphs = 0;
+  int64_t minBytes = 0;  // the subgraphs run: inputs read once + outputs written once
+};
+
+// A .gir file runs as it is, checked against the interpreter (it must be valid to mean anything).
+Expected<RunResults> runGirFile(const std::string& input, const HardwareDesc& hw, RunOptions& o) {
+  auto text = readFile(input);
+  if (!text) return text.takeError();
+  auto g = parseGirText(*text, input);
+  if (!g) return g.takeError();
+  ValidityReport v = checkValidity(*g, randomInputs(*g, 1));
+  if (!v.valid()) return makeError("the graph is not valid, so it has no meaning to run:\n" + v.str(), SourceLocation{input, 0, 0, ""});
+  if (o.emit) {
+    auto src = emitCpu(*g, o.launch.emit);
+    if (!src) return src.takeError();
+    std::cout << src->code;
+    return RunResults{};
+  }
+  RunResults res;
+  CandidateRun r;
+  r.planner = "file";
+  if (auto st = runGraph(*g, nullptr, hw, o, r); !st) return st.takeError();
+  res.runs.push_back(r);
+  res.subgraphs = 1;
+  o.planners = {"file"};
+  return res;
+}
+
+// Every candidate of every (selected) memory-bound subgraph, checked against the reference evaluator.
+Expected<RunResults> runModel(const std::string& input, const HardwareDesc& hw, const RunOptions& o) {
+  auto model = compute::importOnnxFile(input);
+  if (!model) return model.takeError();
+  auto pre = compute::preprocess(*model, hw);
+  if (!pre) return pre.takeError();
+  SourceLocation where{input, 0, 0, ""};
+  if (pre->subgraphs.empty()) return makeError("the model has no memory-bound subgraph to run", where);
+  if (o.subgraph && *o.subgraph >= static_cast<int64_t>(pre->subgraphs.size()))
+    return makeError("the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s); there is no subgraph " +
+                     std::to_string(*o.subgraph), where);
+  RunResults res;
+  res.subgraphs = static_cast<int>(pre->subgraphs.size());
+  bool anyLowered = false;
+  std::string firstReason;
+  for (int s = 0; s < res.subgraphs; ++s) {
+    if (o.subgraph && *o.subgraph != s) continue;
+    const compute::Subgraph& sub = pre->subgraphs[static_cast<size_t>(s)];
+    res.minBytes += sub.minBytes;
+    for (PlanCandidate& c : planCandidates(*model, sub, hw, o.planners)) {
+      CandidateRun r;
+      r.subgraph = s;
+      r.planner = c.planner;
+      r.variant = c.variant;
+      r.skipReason = c.skipReason;
+      r.minBytes = sub.minBytes;
+      if (c.lowered) {
+        anyLowered = true;
+        auto ref = referenceCase(*model, sub, *c.lowered, 1);
+        if (!ref) return ref.takeError();
+        if (auto st = runGraph(c.lowered->gir, &*ref, hw, o, r); !st) return st.takeError();
+      } else if (firstReason.empty() && c.planner != "xla" && c.planner != "tvm") {
+        firstReason = c.skipReason;
+      }
+      res.runs.push_back(std::move(r));
+    }
+  }
+  if (!anyLowered)
+    return makeError("no candidate of this model can be lowered yet (" + (firstReason.empty() ? std::string("no planner selected lowers") : firstReason) +
+                     "); lowerable now: the row-wise scenarios softmax, layernorm, rmsnorm, gelu, silu, row_reduction, "
+                     "bert_bias_residual_layernorm", where);
+  return res;
+}
+
+void printJson(const std::string& input, const HardwareDesc& hw, double streamCopy, const std::optional<Calibration>& cal,
+               const RunResults& res, const RunOptions& o, const ModelError& err) {
+  json j = {{"input", input}, {"target", hw.name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()},
+            {"min_bytes", res.minBytes}, {"planners", plannerSummary(res.runs, o.planners, res.subgraphs)}};
+  json cands = json::array();
+  for (const CandidateRun& r : res.runs) cands.push_back(candidateJson(r));
+  j["candidates"] = cands;
+  if (cal) j["calibration"] = {{"stream_copy_gbs", cal->streamCopyGBs}, {"stream_read_gbs", cal->streamReadGBs}, {"tile_gbs", cal->tileGBs},
+                               {"local_gbs", cal->localGBs}, {"barrier_us", cal->barrierUs}, {"launch_us", cal->launchUs}, {"threads", cal->threads}};
+  if (err.count > 0)
+    j["model_error"] = {{"candidates", err.count}, {"mape_percent", err.mapePercent}, {"max_rel_error", err.maxRelativeError},
+                        {"spearman", err.spearman}, {"pick_within_5_percent", err.pickWithin5Percent}};
+  std::cout << j.dump(2) << "\n";
+}
+
+void printText(const HardwareDesc& hw, double streamCopy, bool calibrated, const RunResults& res, const RunOptions& o, const ModelError& err) {
+  std::cout << "target " << hw.name << " (stream copy " << fixed(streamCopy, 1) << " GB/s" << (calibrated ? ", calibrated" : ", from the description") << ")\n";
+  for (const CandidateRun& r : res.runs) printCandidate(r);
+  if (err.count > 0)
+    std::cout << "modelled vs measured over " << err.count << " candidate(s): MAPE " << fixed(err.mapePercent, 1) << " %, max relative error "
+              << fixed(err.maxRelativeError, 3) << ", Spearman " << fixed(err.spearman, 3) << ", model's pick within 5 % of the best: "
+              << (err.pickWithin5Percent ? "yes" : "no") << "\n";
+  else if (!o.measure)
+    std::cout << "(add --measure for measured times and the error figures)\n";
+}
+
 }  // namespace
 
 int runRun(const CommandArgs& argv) {
@@ -202,6 +302,10 @@ int runRun(const CommandArgs& argv) {
   auto opts = runOptions(*args);
   if (!opts) return reportBadInput(opts.error());
   const std::string& input = args->positional[0];
+  bool isGir = input.size() > 4 && input.substr(input.size() - 4) == ".gir";
+  if (isGir && args->hasOption("planner"))
+    return reportBadInput(makeError("--planner applies to models; a .gir file runs as it is", SourceLocation{input, 0, 0, ""}));
+  if (!isGir && opts->emit) return reportBadInput(makeError("--emit prints the source of a .gir file; lower the model first (gir lower)"));
   auto hw = args->hasOption("hardware") ? loadHardwareDesc(args->option("hardware")) : loadHardwareByName("cpu-host");
   if (!hw) return reportBadInput(hw.error());
   double streamCopy = hw->dramBandwidthGBs();
@@ -220,98 +324,20 @@ int runRun(const CommandArgs& argv) {
     if (auto st = writeOutput(*path, hardwareToJson(*hw) + "\n"); !st) return reportBadInput(st.error());
     if (!opts->json) std::cout << "calibrated: " << c->str() << "\nwrote " << *path << "\n";
   }
-
-  // What to run: the candidates of each subgraph of a model, or the one graph of a .gir file.
-  std::vector<CandidateRun> runs;
-  int subgraphs = 0;
-  int64_t minBytes = 0;  // the model's subgraphs run: inputs read once + outputs written once
-  bool isGir = input.size() > 4 && input.substr(input.size() - 4) == ".gir";
-  if (isGir) {
-    if (args->hasOption("planner")) return reportBadInput(makeError("--planner applies to models; a .gir file runs as it is", SourceLocation{input, 0, 0, ""}));
-    auto text = readFile(input);
-    if (!text) return reportBadInput(text.error());
-    auto g = parseGirText(*text, input);
-    if (!g) return reportBadInput(g.error());
-    ValidityReport v = checkValidity(*g, randomInputs(*g, 1));
-    if (!v.valid()) return reportBadInput(makeError("the graph is not valid, so it has no meaning to run:\n" + v.str(), SourceLocation{input, 0, 0, ""}));
-    if (opts->emit) {
-      auto src = emitCpu(*g, opts->launch.emit);
-      if (!src) return reportBadInput(src.error());
-      std::cout << src->code;
-      return kExitOk;
-    }
-    CandidateRun r{0, "file", "", ""};
-    if (auto st = runGraph(*g, nullptr, *hw, *opts, r); !st) return reportBadInput(st.error());
-    runs.push_back(r);
-    subgraphs = 1;
-    opts->planners = {"file"};
-  } else {
-    auto model = compute::importOnnxFile(input);
-    if (!model) return reportBadInput(model.error());
-    auto pre = compute::preprocess(*model, *hw);
-    if (!pre) return reportBadInput(pre.error());
-    if (pre->subgraphs.empty()) return reportBadInput(makeError("the model has no memory-bound subgraph to run", SourceLocation{input, 0, 0, ""}));
-    if (opts->subgraph && *opts->subgraph >= static_cast<int64_t>(pre->subgraphs.size()))
-      return reportBadInput(makeError("the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s); there is no subgraph " +
-                                      std::to_string(*opts->subgraph), SourceLocation{input, 0, 0, ""}));
-    subgraphs = static_cast<int>(pre->subgraphs.size());
-    bool anyLowered = false;
-    std::string firstReason;
-    for (int s = 0; s < subgraphs; ++s) {
-      if (opts->subgraph && *opts->subgraph != s) continue;
-      const compute::Subgraph& sub = pre->subgraphs[static_cast<size_t>(s)];
-      minBytes += sub.minBytes;
-      for (PlanCandidate& c : planCandidates(*model, sub, *hw, opts->planners)) {
-        CandidateRun r{s, c.planner, c.variant, c.skipReason};
-        r.minBytes = sub.minBytes;
-        if (c.lowered) {
-          anyLowered = true;
-          auto ref = referenceCase(*model, sub, *c.lowered, 1);
-          if (!ref) return reportBadInput(ref.error());
-          if (auto st = runGraph(c.lowered->gir, &*ref, *hw, *opts, r); !st) return reportBadInput(st.error());
-        } else if (firstReason.empty() && c.planner != "xla" && c.planner != "tvm") {
-          firstReason = c.skipReason;
-        }
-        runs.push_back(std::move(r));
-      }
-    }
-    if (!anyLowered)
-      return reportBadInput(makeError("no candidate of this model can be lowered yet (" + (firstReason.empty() ? std::string("no planner selected lowers") : firstReason) +
-                                      "); lowerable now: the row-wise scenarios softmax, layernorm, rmsnorm, gelu, silu, row_reduction, "
-                                      "bert_bias_residual_layernorm", SourceLocation{input, 0, 0, ""}));
-  }
-
+  auto res = isGir ? runGirFile(input, *hw, *opts) : runModel(input, *hw, *opts);
+  if (!res) return reportBadInput(res.error());
+  if (opts->emit) return kExitOk;
   std::vector<double> modelled, measured;
   bool allClose = true;
-  for (const CandidateRun& r : runs) {
+  for (const CandidateRun& r : res->runs) {
     allClose = allClose && r.close;
     if (!r.skipReason.empty() || !r.measured) continue;
     modelled.push_back(r.model.modelledUs);
     measured.push_back(r.measured->medianUs);
   }
   ModelError err = modelError(modelled, measured);
-  if (opts->json) {
-    json j = {{"input", input}, {"target", hw->name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()}, {"min_bytes", minBytes},
-              {"planners", plannerSummary(runs, opts->planners, subgraphs)}};
-    json cands = json::array();
-    for (const CandidateRun& r : runs) cands.push_back(candidateJson(r));
-    j["candidates"] = cands;
-    if (cal) j["calibration"] = {{"stream_copy_gbs", cal->streamCopyGBs}, {"stream_read_gbs", cal->streamReadGBs}, {"tile_gbs", cal->tileGBs},
-                                 {"local_gbs", cal->localGBs}, {"barrier_us", cal->barrierUs}, {"launch_us", cal->launchUs}, {"threads", cal->threads}};
-    if (err.count > 0)
-      j["model_error"] = {{"candidates", err.count}, {"mape_percent", err.mapePercent}, {"max_rel_error", err.maxRelativeError},
-                          {"spearman", err.spearman}, {"pick_within_5_percent", err.pickWithin5Percent}};
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << "target " << hw->name << " (stream copy " << fixed(streamCopy, 1) << " GB/s" << (cal ? ", calibrated" : ", from the description") << ")\n";
-    for (const CandidateRun& r : runs) printCandidate(r);
-    if (err.count > 0)
-      std::cout << "modelled vs measured over " << err.count << " candidate(s): MAPE " << fixed(err.mapePercent, 1) << " %, max relative error "
-                << fixed(err.maxRelativeError, 3) << ", Spearman " << fixed(err.spearman, 3) << ", model's pick within 5 % of the best: "
-                << (err.pickWithin5Percent ? "yes" : "no") << "\n";
-    else if (!opts->measure)
-      std::cout << "(add --measure for measured times and the error figures)\n";
-  }
+  if (opts->json) printJson(input, *hw, streamCopy, cal, *res, *opts, err);
+  else printText(*hw, streamCopy, cal.has_value(), *res, *opts, err);
   return allClose ? kExitOk : kExitFinding;
 }
 

@@ -125,14 +125,25 @@ def peer_jax(name, inits, feeds):
 def peer_tvm(path, feeds):
     import onnx
     import tvm
-    from tvm import relay
-    from tvm.contrib import graph_executor
     model = onnx.load(path)
-    mod, params = relay.frontend.from_onnx(model, {k: v.shape for k, v in feeds.items()})
+    shapes = {k: list(v.shape) for k, v in feeds.items()}
+    try:
+        from tvm import relay  # TVM <= 0.19: Relay, graph executor
+    except ImportError:
+        relay = None
+    if relay is None:  # TVM >= 0.20: Relax, the default pipeline, the VM
+        from tvm import relax
+        from tvm.relax.frontend.onnx import from_onnx
+        mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
+        ex = tvm.compile(mod, target="llvm")
+        vm = relax.VirtualMachine(ex, tvm.cpu())
+        args = [tvm.runtime.tensor(v) for v in feeds.values()]
+        return median_us(lambda: vm["main"](*args))
+    from tvm.contrib import graph_executor
+    mod, params = relay.frontend.from_onnx(model, shapes)
     with tvm.transform.PassContext(opt_level=3):
         lib = relay.build(mod, target="llvm", params=params)
-    dev = tvm.cpu()
-    m = graph_executor.GraphModule(lib["default"](dev))
+    m = graph_executor.GraphModule(lib["default"](tvm.cpu()))
     for k, v in feeds.items():
         m.set_input(k, v)
     return median_us(m.run)
@@ -192,7 +203,11 @@ def main():
     ap.add_argument("--cache", required=True)
     ap.add_argument("--report", required=True)
     ap.add_argument("--skip", default="", help="comma-separated peers to skip, with the reason given by the script")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--append", action="store_true", help="append a section to the report instead of writing it anew")
     a = ap.parse_args()
+    global THREADS
+    THREADS = a.threads
     skip = {s.split("=")[0]: (s.split("=", 1)[1] if "=" in s else "skipped by the caller") for s in a.skip.split(",") if s}
     peers = ["onnxruntime", "torch-eager", "torch-compile", "jax-jit", "tvm"]
     rows, reasons, model_points = [], {}, []
@@ -259,17 +274,18 @@ def main():
         num = sum((x - mm) * (y - mt) for x, y in zip(rm, rt))
         den = math.sqrt(sum((x - mm) ** 2 for x in rm) * sum((y - mt) ** 2 for y in rt))
         spearman = num / den if den else None
-    with open(a.report, "w") as f:
-        f.write("# CPU benchmark report (bench/cpu/run_bench.sh)\n\n")
-        f.write(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/cpu/run_bench.sh`; {THREADS} threads everywhere.\n\n")
-        f.write("## Machine\n\n" + machine_description() + "\n\n")
-        f.write("## Latency (median), effective bandwidth, speedups\n\n" + table + "\n\n")
+    with open(a.report, "a" if a.append else "w") as f:
+        if not a.append:
+            f.write("# CPU benchmark report (bench/cpu/run_bench.sh)\n\n")
+            f.write(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/cpu/run_bench.sh`.\n\n")
+            f.write("## Machine\n\n" + machine_description() + "\n\n")
+        f.write(f"## {THREADS} thread(s): latency (median, us), effective bandwidth, speedups\n\n" + table + "\n\n")
         f.write("Effective bandwidth = the subgraph's minimal bytes (inputs read once + outputs written once) / the GIR plan's "
                 "median time, as a fraction of the STREAM copy bandwidth measured just before that scenario.\n\n")
-        f.write("## Skipped peers and plans\n\n")
+        f.write(f"### Skipped peers and plans ({THREADS} thread(s))\n\n")
         for k, v in reasons.items():
             f.write(f"- {k}: {v}\n")
-        f.write("\n## Modelled vs measured over every candidate measured\n\n")
+        f.write(f"\n### Modelled vs measured over every candidate measured ({THREADS} thread(s))\n\n")
         f.write(f"{len(model_points)} candidates; MAPE {fmt(mape)} %; Spearman {fmt(spearman, 3)}\n\n")
         f.write("| scenario | planner | variant | modelled us | measured us |\n|---|---|---|---|---|\n")
         for s, p, v, m, t in model_points:
