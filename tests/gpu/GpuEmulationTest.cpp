@@ -30,6 +30,23 @@ TEST_CASE("emitted CUDA kernels compute the reference outputs (CPU emulation)", 
   }
 }
 
+TEST_CASE("emitted HIP kernels compute the reference outputs with 64-lane wavefronts (CPU emulation)", "[gpu][emulation]") {
+  std::vector<gpu::GpuCase> cases;
+  for (const char* f : {"tests/golden/gir/softmax_block.gir", "tests/golden/gir/shufflenet_dest.gir", "tests/gpu/data/mapping.gir"})
+    cases.push_back(test::caseFromFile(f));
+  auto hw = loadHardwareByName("amd-mi100");
+  REQUIRE(hw);
+  auto plans = gpu::modelPlans(test::sourcePath("scenarios/rmsnorm.onnx"), *hw, {"gir"}, 7);
+  REQUIRE(plans);
+  cases.push_back(std::move(plans->front()));
+  auto results = test::emulate(cases, "emulation-hip", "amd-mi100");
+  REQUIRE(results.size() == cases.size());
+  for (const auto& r : results) {
+    INFO(r.name << ":\n" << r.output.substr(0, 2000));
+    CHECK(r.ok);
+  }
+}
+
 TEST_CASE("the emulation catches a missing barrier", "[gpu][emulation]") {
   // The same softmax with its __syncthreads removed from the emitted source: lanes of other warps
   // read shared memory before it is written, and the harness reports the mismatch.

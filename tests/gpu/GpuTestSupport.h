@@ -53,12 +53,15 @@ struct EmulationResult {
   bool ok = false;
 };
 
-// Writes every case (CUDA for nvidia-h100), compiles its harness with the host compiler against the
-// emulation header (two at a time), runs it on the case's data and reads its GIR_RESULT line.
-inline std::vector<EmulationResult> emulate(const std::vector<gpu::GpuCase>& cases, const std::string& scratch) {
-  std::string dir = scratchDir(scratch), list;
+// Writes every case (CUDA for nvidia-h100, HIP for amd-mi100), compiles its harness with the host
+// compiler against the emulation headers (two at a time), runs it on the case's data and reads its
+// GIR_RESULT line.
+inline std::vector<EmulationResult> emulate(const std::vector<gpu::GpuCase>& cases, const std::string& scratch,
+                                            const std::string& target = "nvidia-h100") {
+  std::string dir = scratchDir(scratch), list, harness;
   for (const auto& c : cases) {
-    gpu::GpuProgram p = programFor(c.gir, "nvidia-h100");
+    gpu::GpuProgram p = programFor(c.gir, target);
+    harness = p.harnessFile();
     std::string caseDir = dir + "/" + p.name;
     if (auto st = gpu::writeGpuProgram(p, c, caseDir); !st) throw std::runtime_error(st.error().str());
     writeText(caseDir + "/" + p.kernelFile(), emulationSource(p.kernelSource));
@@ -67,12 +70,12 @@ inline std::vector<EmulationResult> emulate(const std::vector<gpu::GpuCase>& cas
   writeText(dir + "/cases.txt", list);
   std::string emu = sourcePath("tests/gpu/emu");
   std::string cmd = "cd '" + dir + "' && xargs -P 2 -I{} sh -c 'cd {} && c++ -x c++ -std=c++17 -O1 -w -I" + emu +
-                    " harness.cu -o emu > compile.log 2>&1 && ./emu data --warmup 0 --repeat 1 > run.log 2>&1; true' < cases.txt";
+                    " " + harness + " -o emu > compile.log 2>&1 && ./emu data --warmup 0 --repeat 1 > run.log 2>&1; true' < cases.txt";
   std::string out;
   runCommand(cmd, out);
   std::vector<EmulationResult> results;
   for (const auto& c : cases) {
-    std::string caseDir = dir + "/" + programFor(c.gir, "nvidia-h100").name;
+    std::string caseDir = dir + "/" + programFor(c.gir, target).name;
     EmulationResult r{c.name, readText(caseDir + "/run.log") + readText(caseDir + "/compile.log"), false};
     r.ok = r.output.find("GIR_RESULT") != std::string::npos && r.output.find("\"ok\": true") != std::string::npos;
     results.push_back(std::move(r));

@@ -4,6 +4,7 @@
 // the semantics of lockstep-free SIMT (a missing barrier shows as a wrong value, not a hang).
 // Blocks run one after another, so a kernel's `__shared__` arrays become function-static storage.
 // Kernel launches `k<<<grid, block, 0, stream>>>(args)` are rewritten by the test into gir_emu::launch.
+// hip/hip_runtime.h reuses it with 64-lane wavefronts and HIP names.
 #pragma once
 
 #include <ucontext.h>
@@ -28,7 +29,10 @@ struct GirEmuDim3 {
 
 namespace gir_emu {
 
-constexpr int kLanes = 32;
+#ifndef GIR_EMU_LANES
+#define GIR_EMU_LANES 32
+#endif
+constexpr int kLanes = GIR_EMU_LANES;
 constexpr size_t kStackBytes = 256 * 1024;
 
 struct Fiber {
