@@ -99,7 +99,10 @@ int runAscendLower(const CommandArgs& argv) {
   auto res = insertSync(low->program, ins);
   if (!res) return reportBadInput(res.error());
   OracleReport rep = runOracle(res->output, *target, normativeOracleOptions());
-  std::string summary = formatOracleReport(rep, low->program.name);
+  const InsertStats& is = res->stats;
+  std::string summary = formatOracleReport(rep, low->program.name) + "  insertion: " + std::to_string(is.deps) + " dependencies, " +
+                        std::to_string(is.virtualIds) + " virtual IDs, " + std::to_string(is.physicalMaxPerPair) +
+                        " physical on the busiest pipe pair, " + std::to_string(is.millis) + " ms\n";
   AsckLowering shown = *low;
   shown.program = res->output;
   if (auto st = writeOutput(args->option("o"), printLowering(shown)); !st) return reportBadInput(st.error());
