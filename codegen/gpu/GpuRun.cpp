@@ -92,4 +92,48 @@ Expected<GpuRunResult> runOnGpu(const GpuCase& c, const GpuTarget& target, const
   return r;
 }
 
+Expected<std::vector<GpuCaseRun>> runFileOnGpu(const std::string& input, const GpuTarget& target,
+                                               const std::vector<std::string>& planners, const GpuRunOptions& options) {
+  std::vector<GpuCase> cases;
+  bool model = input.size() > 5 && input.compare(input.size() - 5, 5, ".onnx") == 0;
+  if (model) {
+    auto hw = loadHardwareByName(target.name);
+    if (!hw) return hw.takeError();
+    auto plans = modelPlans(input, *hw, planners, 7);
+    if (!plans) return plans.takeError();
+    cases = std::move(*plans);
+  } else {
+    auto c = girFileCase(input, 7);
+    if (!c) return c.takeError();
+    cases.push_back(std::move(*c));
+  }
+  std::vector<GpuCaseRun> runs;
+  for (const auto& c : cases) {
+    GpuRunOptions o = options;
+    o.workDir = (fs::path(options.workDir) / c.name).string();
+    auto r = runOnGpu(c, target, o);
+    GpuCaseRun run{c.name, c.planner, std::nullopt, ""};
+    if (r) run.result = std::move(*r);
+    else run.error = r.error().message;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::string describeGpuRuns(const std::vector<GpuCaseRun>& runs) {
+  std::string out;
+  char buf[256];
+  for (const auto& r : runs) {
+    out += r.name + " (" + r.planner + "): ";
+    if (!r.result) {
+      out += r.error + "\n";
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%d kernel(s), %s, max rel error %.3g, median %.2f us (min %.2f us)\n", r.result->kernels,
+                  r.result->ok ? "matches the reference" : "MISMATCH", r.result->maxRelError, r.result->medianUs, r.result->minUs);
+    out += buf;
+  }
+  return out;
+}
+
 }  // namespace gir::gpu

@@ -2,7 +2,9 @@
 // targets), run the harness, check it against the reference outputs and time it with events.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "codegen/gpu/GpuCorpus.h"
 #include "codegen/gpu/GpuEmitter.h"
@@ -37,5 +39,21 @@ bool gpuPresent(GpuApi api, std::string* why = nullptr);
 // Emits, writes, compiles and runs. Fails with a message starting "no GPU" when the program built
 // but the machine has no device to run it on; with the compiler's output when it does not build.
 Expected<GpuRunResult> runOnGpu(const GpuCase& c, const GpuTarget& target, const GpuRunOptions& options);
+
+// One case of `runFileOnGpu`: its result, or why it did not run ("no GPU: ..." when it built but the
+// machine has no device).
+struct GpuCaseRun {
+  std::string name, planner;
+  std::optional<GpuRunResult> result;
+  std::string error;
+};
+
+// The GPU side of `gir run FILE --target nvidia-*|amd-mi100` in one call: a .gir file, or every plan of
+// a model's subgraphs under `planners` (see GpuCorpus.h), each run in options.workDir/CASE. Fails only
+// when the input cannot be read or lowered.
+Expected<std::vector<GpuCaseRun>> runFileOnGpu(const std::string& input, const GpuTarget& target,
+                                               const std::vector<std::string>& planners, const GpuRunOptions& options);
+// One line per case: kernels, numerics and median time, or the reason it did not run.
+std::string describeGpuRuns(const std::vector<GpuCaseRun>& runs);
 
 }  // namespace gir::gpu

@@ -36,6 +36,36 @@ TEST_CASE("runOnGpu checks against the reference on a GPU, and says so when ther
   CHECK(r->kernels == 1);
 }
 
+TEST_CASE("runFileOnGpu runs every plan of a model, or says per plan why it did not run", "[gpu][run]") {
+  auto t = gpu::gpuTargetByName("nvidia-h100");
+  REQUIRE(t);
+  if (Status works = gpu::compilerWorks(gpu::GpuApi::Cuda); !works) {
+    WARN("skipping runFileOnGpu: " << works.error().message);
+    return;
+  }
+  gpu::GpuRunOptions opt;
+  opt.workDir = test::scratchDir("run-file");
+  auto runs = gpu::runFileOnGpu(test::sourcePath("scenarios/silu.onnx"), *t, {"eager", "gir"}, opt);
+  INFO((runs ? "" : runs.error().str()));
+  REQUIRE(runs);
+  REQUIRE(runs->size() == 2);
+  std::string text = gpu::describeGpuRuns(*runs);
+  INFO(text);
+  for (const auto& r : *runs) {
+    if (gpu::gpuPresent(gpu::GpuApi::Cuda)) {
+      REQUIRE(r.result);
+      CHECK(r.result->ok);
+    } else {
+      CHECK_FALSE(r.result);
+      CHECK(r.error.rfind("no GPU", 0) == 0);
+    }
+  }
+  CHECK(text.find("silu_gir (gir): ") != std::string::npos);
+  auto bad = gpu::runFileOnGpu(test::sourcePath("scenarios/shufflenet.onnx"), *t, {"gir"}, opt);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("no row-template lowering yet") != std::string::npos);
+}
+
 TEST_CASE("gir codegen writes sources, harness, build script, data and a manifest", "[gpu][cli]") {
   std::string dir = test::scratchDir("cli");
   int code = 0;
