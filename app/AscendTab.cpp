@@ -38,7 +38,7 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   connect(export_, &QPushButton::clicked, this, [this] {
     QString path = QFileDialog::getSaveFileName(this, "Export Chrome trace", QString(), "Chrome trace (*.json)");
     if (path.isEmpty()) return;
-    if (auto st = exportChromeTrace(path); !st) emit error("Export", QString::fromStdString(st.error().str()));
+    if (auto st = exportChromeTrace(path); !st) Q_EMIT error("Export", QString::fromStdString(st.error().str()));
   });
   auto* top = new QSplitter(this);
   top->addWidget(stages_);

@@ -36,7 +36,7 @@ class AscendTab : public QWidget {
   QPlainTextEdit* stageText() const { return text_; }
   QGraphicsView* timeline() const { return view_; }
 
- signals:
+ Q_SIGNALS:
   void error(const QString& title, const QString& message);
 
  private:

@@ -60,7 +60,7 @@ void GraphCanvas::relayout() {
     pending_.reset();
     auto job = watcher->result();
     if (!job->layout) {
-      emit layoutFailed(QString::fromStdString(job->layout.error().message));
+      Q_EMIT layoutFailed(QString::fromStdString(job->layout.error().message));
       return;
     }
     populate(*job);
@@ -100,7 +100,7 @@ void GraphCanvas::populate(const LayoutJob& job) {
     }
     fitOnReady_ = false;
   }
-  emit sceneReady();
+  Q_EMIT sceneReady();
 }
 
 int GraphCanvas::nodeItemCount(const std::set<viz::ItemKind>& kinds) const {
@@ -137,12 +137,12 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
 void GraphCanvas::onSelectionChanged() {
   const auto selected = scene()->selectedItems();
   if (selected.isEmpty()) {
-    emit selectionCleared();
+    Q_EMIT selectionCleared();
     return;
   }
   QGraphicsItem* it = selected.front();
-  if (it->type() == NodeItemType) emit nodeSelected(static_cast<NodeItem*>(it)->index());
-  if (it->type() == EdgeItemType) emit edgeSelected(static_cast<EdgeItem*>(it)->index());
+  if (it->type() == NodeItemType) Q_EMIT nodeSelected(static_cast<NodeItem*>(it)->index());
+  if (it->type() == EdgeItemType) Q_EMIT edgeSelected(static_cast<EdgeItem*>(it)->index());
 }
 
 void GraphCanvas::selectGraphNode(int64_t source) {

@@ -52,7 +52,7 @@ class GraphCanvas : public QGraphicsView {
   Status exportPng(const QString& path);
   void selectGraphNode(int64_t source);  // selects the node item standing for `source`
 
- signals:
+ Q_SIGNALS:
   void sceneReady();                     // a layout finished and the items are in the scene
   void layoutFailed(const QString& why);
   void nodeSelected(int visibleIndex);   // index into visibleGraph().nodes

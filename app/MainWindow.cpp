@@ -21,6 +21,7 @@
 #include "app/AscendTab.h"
 #include "app/GraphCanvas.h"
 #include "app/Inspector.h"
+#include "app/MeasureTab.h"
 #include "app/ModelTab.h"
 #include "app/PlanTab.h"
 #include "app/Session.h"
@@ -43,6 +44,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   buildGirTab();
   tabs_->addTab(planTab_, "Plans");
   tabs_->addTab(ascendTab_, "Ascend");
+  measureTab_ = new MeasureTab(*session_, this);
+  tabs_->addTab(measureTab_, "Measure");
   setCentralWidget(tabs_);
   buildMenus();
   connect(session_, &Session::modelChanged, modelTab_, &ModelTab::refresh);
@@ -56,6 +59,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   });
   connect(planTab_, &PlanTab::error, this, &MainWindow::reportError);
   connect(ascendTab_, &AscendTab::error, this, &MainWindow::reportError);
+  connect(measureTab_, &MeasureTab::error, this, &MainWindow::reportError);
+  connect(measureTab_, &MeasureTab::kernelSelected, this, &MainWindow::selectKernel);
   statusBar()->showMessage(QString("hardware: %1").arg(QString::fromStdString(session_->hardware().name)));
 }
 
@@ -133,7 +138,7 @@ void MainWindow::reportError(const QString& title, const QString& message) {
   auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();  // non-blocking: the event loop keeps running, tests close it
-  emit errorReported(message);
+  Q_EMIT errorReported(message);
 }
 
 void MainWindow::openDialog() {
@@ -225,8 +230,22 @@ void MainWindow::setShowDiff(bool on) {
   if (session_->hasGir()) onGirChanged();
 }
 
+void MainWindow::selectKernel(int k) {
+  if (!session_->hasGir()) return;
+  const Graph& g = session_->graph();
+  std::vector<int> kernels = kernelIndices(g);
+  for (uint32_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i] != k) continue;
+    if (girCanvas_->visibleGraph().nodes.size() < girCanvas_->fullGraph().nodes.size()) girCanvas_->setExpanded(k, true);
+    tabs_->setCurrentIndex(1);
+    girCanvas_->selectGraphNode(i);
+    return;
+  }
+}
+
 void MainWindow::onGirChanged() {
   stepper_->refresh();
+  if (!measureTab_->running()) measureTab_->clear();
   if (!session_->hasGir()) {
     girCanvas_->clearGraph();
     return;

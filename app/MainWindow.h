@@ -1,6 +1,7 @@
 // The one main window (design.md section 11): File menu (open ONNX / GIR text or JSON / .asck /
 // hardware JSON / workspace, save workspace, export SVG / PNG / dot), Edit menu with the stepping
-// shortcuts, and the tabs Model, GIR-Graph (canvas + inspector + rewrite stepper), Plans and Ascend.
+// shortcuts, and the tabs Model, GIR-Graph (canvas + inspector + rewrite stepper), Plans, Ascend and
+// Measure.
 // Errors are shown in a non-blocking message box (QMessageBox::open) and announced by errorReported.
 #pragma once
 
@@ -16,6 +17,7 @@ namespace gir::app {
 class AscendTab;
 class GraphCanvas;
 class Inspector;
+class MeasureTab;
 class ModelTab;
 class PlanTab;
 class Session;
@@ -40,15 +42,18 @@ class MainWindow : public QMainWindow {
   ModelTab* modelTab() const { return modelTab_; }
   PlanTab* planTab() const { return planTab_; }
   AscendTab* ascendTab() const { return ascendTab_; }
+  MeasureTab* measureTab() const { return measureTab_; }
+  // Selects the first gOperator of kernel `k` on the GIR canvas and shows that tab.
+  void selectKernel(int k);
   QTabWidget* tabs() const { return tabs_; }
   const QString& lastError() const { return lastError_; }
   bool showDiff() const { return showDiff_; }
   void setShowDiff(bool on);
 
- signals:
+ Q_SIGNALS:
   void errorReported(const QString& message);
 
- public slots:
+ public Q_SLOTS:
   void reportError(const QString& title, const QString& message);
 
  private:
@@ -66,6 +71,7 @@ class MainWindow : public QMainWindow {
   StepperPanel* stepper_;
   PlanTab* planTab_;
   AscendTab* ascendTab_;
+  MeasureTab* measureTab_;
   QLabel* girStatus_;
   QString lastError_;
   bool showDiff_ = true;

@@ -40,7 +40,7 @@ ModelTab::ModelTab(Session& session, QWidget* parent) : QWidget(parent), session
   split->setSizes({1000, 450});
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
-  connect(subgraphs_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) { emit subgraphRequested(subgraphs_->row(it)); });
+  connect(subgraphs_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) { Q_EMIT subgraphRequested(subgraphs_->row(it)); });
   connect(canvas_, &GraphCanvas::nodeSelected, this, [this](int i) {
     inspector_->showModelNode(canvas_->visibleGraph(), i);
     int c = canvas_->visibleGraph().nodes[i].cluster;

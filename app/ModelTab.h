@@ -25,7 +25,7 @@ class ModelTab : public QWidget {
   QListWidget* subgraphList() const { return subgraphs_; }
   QTableWidget* libraryTable() const { return library_; }
 
- signals:
+ Q_SIGNALS:
   void subgraphRequested(int index);
 
  private:

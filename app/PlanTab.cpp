@@ -142,22 +142,22 @@ void PlanTab::resetWhatIf() { editor_->setPlainText(QString::fromStdString(hardw
 bool PlanTab::replanWhatIf() {
   diffs_->clear();
   if (!session_.hasModel() || !plans_) {
-    emit error("What-if", "Open a model first: the what-if re-plans the open model.");
+    Q_EMIT error("What-if", "Open a model first: the what-if re-plans the open model.");
     return false;
   }
   auto hw = parseHardwareDesc(editor_->toPlainText().toStdString(), "what-if hardware");
   if (!hw) {
-    emit error("What-if hardware", QString::fromStdString(hw.error().str()));
+    Q_EMIT error("What-if hardware", QString::fromStdString(hw.error().str()));
     return false;
   }
   auto pre = compute::preprocess(session_.model(), *hw);
   if (!pre) {
-    emit error("What-if hardware", QString::fromStdString(pre.error().str()));
+    Q_EMIT error("What-if hardware", QString::fromStdString(pre.error().str()));
     return false;
   }
   auto plans = viz::planModel(session_.model(), *pre, *hw);
   if (!plans) {
-    emit error("What-if hardware", QString::fromStdString(plans.error().str()));
+    Q_EMIT error("What-if hardware", QString::fromStdString(plans.error().str()));
     return false;
   }
   for (const std::string& d : viz::whatIfDifferences(session_.model(), session_.preprocessed(), *plans_, *pre, *plans))

@@ -37,7 +37,7 @@ class PlanTab : public QWidget {
   QChartView* chart() const { return chart_; }
   const std::optional<viz::ModelPlans>& plans() const { return plans_; }
 
- signals:
+ Q_SIGNALS:
   void error(const QString& title, const QString& message);
 
  private:

@@ -29,8 +29,8 @@ Status Session::setHardware(HardwareDesc hw) {
     pre_ = std::move(*pre);
   }
   hw_ = std::move(hw);
-  emit hardwareChanged();
-  if (model_) emit modelChanged();
+  Q_EMIT hardwareChanged();
+  if (model_) Q_EMIT modelChanged();
   return success();
 }
 
@@ -43,7 +43,7 @@ Status Session::openModel(const std::string& path) {
   pre_ = std::move(*pre);
   modelPath_ = path;
   subgraph_ = -1;
-  emit modelChanged();
+  Q_EMIT modelChanged();
   return success();
 }
 
@@ -94,7 +94,7 @@ Status Session::setGir(Graph g, const std::string& origin) {
   girOrigin_ = origin;
   ++generation_;
   rebuildStepper(g);
-  emit girChanged();
+  Q_EMIT girChanged();
   return success();
 }
 
@@ -107,7 +107,7 @@ void Session::setCheckedMode(bool on) {
   (void)replayTrace(*stepper_, trace, "<session>");
   previous_ = stepper_->graph();
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
 }
 
 void Session::refreshCandidates() { candidates_ = stepper_ ? stepper_->candidates(true) : std::vector<Candidate>{}; }
@@ -121,13 +121,13 @@ Expected<StepRecord> Session::applyCandidate(size_t i) {
   if (!rec) {
     lastFailure_ = std::string(c.rule->name()) + " at site " + std::to_string(c.siteIndex) + " failed: " + rec.error().str() +
                    "\nwhy the rule applied here: " + explanation;
-    emit girChanged();
+    Q_EMIT girChanged();
     return rec;
   }
   lastFailure_.clear();
   previous_ = std::move(before);
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
   return rec;
 }
 
@@ -137,7 +137,7 @@ bool Session::undo() {
   if (!stepper_->undo()) return false;
   previous_ = std::move(before);
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
   return true;
 }
 
@@ -147,7 +147,7 @@ bool Session::redo() {
   if (!stepper_->redo()) return false;
   previous_ = std::move(before);
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
   return true;
 }
 
@@ -158,7 +158,7 @@ void Session::jumpTo(size_t position) {
   while (stepper_->position() < position && stepper_->redo()) {}
   previous_ = std::move(before);
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
 }
 
 GreedyResult Session::runGreedy() {
@@ -169,7 +169,7 @@ GreedyResult Session::runGreedy() {
   lastFailure_ = r.stop == StopReason::StepFailed ? r.failure : std::string();
   previous_ = std::move(before);
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
   return r;
 }
 
@@ -178,7 +178,7 @@ Status Session::replay(const std::string& traceJson, const std::string& fileName
   Status st = replayTrace(*stepper_, traceJson, fileName);
   previous_ = stepper_->graph();
   refreshCandidates();
-  emit girChanged();
+  Q_EMIT girChanged();
   return st;
 }
 
@@ -201,7 +201,7 @@ Status Session::openAscend(const std::string& path) {
   if (!k) return k.takeError();
   ascend_ = std::make_unique<viz::AscendKernel>(std::move(*k));
   ascendPath_ = path;
-  emit ascendChanged();
+  Q_EMIT ascendChanged();
   return success();
 }
 

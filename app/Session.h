@@ -78,7 +78,7 @@ class Session : public QObject {
   const viz::AscendKernel* ascend() const { return ascend_.get(); }
   const std::string& ascendPath() const { return ascendPath_; }
 
- signals:
+ Q_SIGNALS:
   void modelChanged();
   void girChanged();    // a new graph or a step: canvas, cost and history refresh
   void hardwareChanged();

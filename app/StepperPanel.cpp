@@ -205,7 +205,7 @@ void StepperPanel::pause() { timer_->stop(); }
 void StepperPanel::stepForward() {
   if (!session_.redo()) {
     timer_->stop();
-    emit playbackFinished();
+    Q_EMIT playbackFinished();
   }
 }
 

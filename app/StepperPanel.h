@@ -41,7 +41,7 @@ class StepperPanel : public QWidget {
   QLabel* costLabel() const { return cost_; }
   int curvePoints() const;
 
- signals:
+ Q_SIGNALS:
   void playbackFinished();
 
  private:
