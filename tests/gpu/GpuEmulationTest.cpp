@@ -14,6 +14,10 @@ TEST_CASE("emitted CUDA kernels compute the reference outputs (CPU emulation)", 
                         "tests/golden/gir/two_kernels.gir", "tests/golden/gir/figure6.gir", "tests/golden/gir/shufflenet_source.gir",
                         "tests/gpu/data/mapping.gir", "tests/gpu/data/reg_across.gir"})
     cases.push_back(test::caseFromFile(f));
+  gpu::GpuCase partial = test::caseFromFile("tests/golden/gir/relu.gir");  // 1024 units in blocks of 3: the last block is partial
+  partial.gir.unitsPerBlock = 3;
+  partial.gir.name = partial.name = "relu_block3";
+  cases.push_back(partial);
   auto hw = loadHardwareByName("nvidia-h100");
   REQUIRE(hw);
   for (const char* model : {"softmax", "layernorm"}) {
