@@ -1,0 +1,84 @@
+// The pictures of docs/tutorial.md, taken from the real window so they stay current: the ShuffleNet
+// and LayerNorm scenarios imported, the ShuffleNet fragment's GIR-Graph with a sync inspected, each
+// greedy step shown as a diff, the LayerNorm subgraph before and after greedy, the plan comparison,
+// a measurement. Each picture is also a check of what it shows.
+#include <catch2/catch.hpp>
+
+#include <QTextBrowser>
+
+#include "app/Inspector.h"
+#include "app/MeasureTab.h"
+#include "app/PlanTab.h"
+#include "app/ModelTab.h"
+#include "app/Session.h"
+#include "app/StepperPanel.h"
+#include "tests/app/AppSupport.h"
+#include "tests/support/TestSupport.h"
+
+using namespace gir;
+using namespace gir::app;
+
+TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/shufflenet.onnx"))));
+  REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
+  CHECK(w->session().preprocessed().subgraphs.size() > 0);
+  test::saveScreenshot(w.get(), "tutorial_01_shufflenet_model");
+  w->tabs()->setCurrentWidget(w->planTab());
+  test::saveScreenshot(w.get(), "tutorial_02_shufflenet_plans");
+
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/shufflenet_source.gir"))));
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  const Graph& g = w->session().graph();
+  uint32_t sync = 0;
+  while (sync < g.nodes().size() && !g.nodes()[sync].isSync()) ++sync;
+  REQUIRE(sync < g.nodes().size());
+  w->girCanvas()->selectGraphNode(sync);
+  CHECK(w->inspector()->toPlainText().contains("scope"));
+  CHECK(w->inspector()->toPlainText().contains("device"));
+  test::saveScreenshot(w.get(), "tutorial_03_shufflenet_gir");
+
+  w->stepper()->runGreedy();
+  size_t steps = w->session().stepper().history().size();
+  REQUIRE(steps == 6);
+  for (size_t k = 1; k <= steps; ++k) {
+    w->stepper()->jumpTo(static_cast<int>(k));
+    REQUIRE(test::waitForLayout(w->girCanvas()));
+    test::saveScreenshot(w.get(), "tutorial_04_shufflenet_step" + std::to_string(k));
+  }
+  CHECK(kernelCount(w->session().graph()) == 1);
+  CHECK(w->session().cost().dramBytes == 1455104);
+}
+
+TEST_CASE("tutorial: LayerNorm, lowered, optimized and measured", "[app][tutorial]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/layernorm.onnx"))));
+  REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
+  test::saveScreenshot(w.get(), "tutorial_05_layernorm_model");
+  Q_EMIT w->modelTab()->subgraphRequested(0);
+  REQUIRE(w->session().hasGir());
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  int kernelsBefore = kernelCount(w->session().graph());
+  test::saveScreenshot(w.get(), "tutorial_06_layernorm_gir");
+  w->stepper()->runGreedy();
+  REQUIRE(w->session().lastFailure().empty());
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  CHECK(kernelCount(w->session().graph()) < kernelsBefore);
+  // Greedy reaches the subgraph's minimal DRAM bytes: inputs read once, outputs written once.
+  CHECK(w->session().cost().dramBytes == w->session().preprocessed().subgraphs[0].minBytes);
+  test::saveScreenshot(w.get(), "tutorial_07_layernorm_greedy");
+
+  MeasureTab* m = w->measureTab();
+  codegen::cpu::TimingOptions quick;
+  quick.warmup = 1;
+  quick.minRepeats = 3;
+  quick.budgetSeconds = 0.02;
+  m->setTimingOptions(quick);
+  QSignalSpy done(m, &MeasureTab::finished);
+  m->start();
+  REQUIRE(done.wait(120000));
+  REQUIRE(m->result().has_value());
+  CHECK(m->scatterPoints() == kernelCount(w->session().graph()));
+  w->tabs()->setCurrentWidget(m);
+  test::saveScreenshot(w.get(), "tutorial_08_layernorm_measure");
+}
