@@ -17,6 +17,12 @@ namespace gir::gpu {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
+// "a3", "e0": built by appending (GCC 12 warns falsely on `"a" + std::string&&`, its bug 105651).
+std::string named(const char* prefix, int64_t v) {
+  std::string s = prefix;
+  s += std::to_string(v);
+  return s;
+}
 
 // How a loop hands elements to lanes: element e = W * t + lane - shift (+ extra for a reduce's row).
 struct LaneLoop {
@@ -257,16 +263,16 @@ class KernelWriter {
       if (n.kind() == NodeKind::Broadcast && g_.slice(n.inputs[i]).numel() == 1) {
         // One value for the whole unit: read (or pull) it once, before the loop.
         os_ << "    const float a" << i << " = " << read(n.inputs[i], "0", loop, false, false) << ";\n";
-        in.push_back("a" + str(i));
+        in.push_back(named("a", static_cast<int64_t>(i)));
         continue;
       }
       if (n.kind() == NodeKind::Broadcast) {
-        eVar = "e" + str(i);
+        eVar = named("e", static_cast<int64_t>(i));
         body << "      const int " << eVar << " = " << broadcastSource(n, "e") << ";\n";
         linear = false;
       }
       body << "      const float a" << i << " = " << read(n.inputs[i], eVar, loop, linear, guarded) << ";\n";
-      in.push_back("a" + str(i));
+      in.push_back(named("a", static_cast<int64_t>(i)));
     }
     std::string v = valueOf(n, in);
     if (twoPhase) {

@@ -93,7 +93,7 @@ TEST_CASE("a device sync splits the kernel: one __global__ function and one laun
   }
 }
 
-TEST_CASE("unit domains become guards, block size is units per block x lanes", "[gpu][mapping]") {
+TEST_CASE("unit domains become guards and a block is units per block x lanes threads", "[gpu][mapping]") {
   auto c = test::caseFromFile("tests/golden/gir/shufflenet_dest.gir");
   std::string cuda = test::programFor(c.gir, "nvidia-h100").kernelSource;
   CHECK(countOf(cuda, "if (u < 116) {") == 5);  // the concat's first move and the split's four
@@ -107,7 +107,7 @@ TEST_CASE("unit domains become guards, block size is units per block x lanes", "
   CHECK(countOf(cuda, "g_c[(784 * (u / 2) + 90944 * (u % 2)) + e]") == 1);
 }
 
-TEST_CASE("the plan: loads sink into their consumer's kernel; what registers cannot hold goes to global memory", "[gpu][plan]") {
+TEST_CASE("the plan sinks loads into their consumer's kernel and moves what registers cannot hold to global memory", "[gpu][plan]") {
   auto hw = loadHardwareByName("nvidia-h100");
   REQUIRE(hw);
   auto t = gpu::gpuTargetByName("nvidia-h100");
