@@ -11,6 +11,7 @@
 #include "core/compute/ReferenceEvaluator.h"
 #include "core/gir/Json.h"
 #include "core/gir/Validity.h"
+#include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
 #include "rewrite/GreedyOptimizer.h"
 #include "search/templates/RowLowering.h"
@@ -124,6 +125,11 @@ Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const Har
 Expected<GpuCase> girFileCase(const std::string& path, uint64_t seed) {
   auto g = loadGirFile(path);
   if (!g) return g.takeError();
+  if (auto st = verifyGraph(*g); !st) {  // the interpreter below assumes a well-formed graph
+    Diagnostic d = st.takeError();
+    d.location.file = path;
+    return d;
+  }
   GpuCase c;
   c.name = stemOf(path);
   c.planner = "file";

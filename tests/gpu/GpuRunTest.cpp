@@ -108,3 +108,18 @@ TEST_CASE("gir codegen rejects bad input with a message and exit 2", "[gpu][cli]
     CHECK(out.find(b.message) != std::string::npos);
   }
 }
+
+TEST_CASE("gir codegen on every malformed GIR and ONNX file of the corpora exits 2 with an error", "[gpu][cli]") {
+  std::string dir = test::scratchDir("cli-corpus");
+  size_t files = 0;
+  for (const char* corpus : {"tests/data/gir-bad", "tests/data/onnx-bad"})
+    for (const auto& e : std::filesystem::directory_iterator(test::sourcePath(corpus))) {
+      int code = 0;
+      std::string out = test::runGir("codegen " + e.path().string() + " --target nvidia-h100 -o " + dir, code);
+      INFO(e.path().string() << "\n" << out);
+      CHECK(code == 2);
+      CHECK(out.find("error: ") != std::string::npos);
+      ++files;
+    }
+  CHECK(files > 50);
+}
