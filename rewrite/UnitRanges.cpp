@@ -37,6 +37,24 @@ bool collect(const Graph& g, const UseDef& ud, const std::vector<SliceId>& slice
 
 bool byBegin(const UnitRange& a, const UnitRange& b) { return a.begin < b.begin || (a.begin == b.begin && a.unit < b.unit); }
 
+// The ranges arrive as runs already in order (one slice's units at increasing offsets), so a
+// natural merge sort (merge adjacent runs, O(n log runs)) beats a full sort by far.
+void sortByBegin(std::vector<UnitRange>& v) {
+  std::vector<size_t> starts{0};
+  for (size_t i = 1; i < v.size(); ++i)
+    if (byBegin(v[i], v[i - 1])) starts.push_back(i);
+  while (starts.size() > 1) {
+    std::vector<size_t> next;
+    for (size_t k = 0; k < starts.size(); k += 2) {
+      next.push_back(starts[k]);
+      if (k + 1 == starts.size()) break;
+      size_t end = k + 2 < starts.size() ? starts[k + 2] : v.size();
+      std::inplace_merge(v.begin() + static_cast<long>(starts[k]), v.begin() + static_cast<long>(starts[k + 1]), v.begin() + static_cast<long>(end), byBegin);
+    }
+    starts = std::move(next);
+  }
+}
+
 }  // namespace
 
 bool exchangeScopeByRanges(const Graph& g, const UseDef& ud, const std::vector<SliceId>& in, const std::vector<SliceId>& out,
@@ -45,7 +63,7 @@ bool exchangeScopeByRanges(const Graph& g, const UseDef& ud, const std::vector<S
   w.clear();
   r.clear();
   if (!collect(g, ud, in, true, w) || !collect(g, ud, out, false, r)) return false;
-  std::sort(w.begin(), w.end(), byBegin);
+  sortByBegin(w);
   for (size_t i = 1; i < w.size(); ++i)
     if (w[i].begin < w[i - 1].end) return false;  // overlapping writes: leave it to the element walk
   Scope needed = Scope::Unit;
@@ -74,7 +92,7 @@ bool staysWithinScopeByRanges(const Graph& g, const UseDef& ud, BufferId b, Scop
     if (!collect(g, ud, {s}, true, rs, true) || !collect(g, ud, {s}, false, rs, true)) return false;
   }
   for (auto& x : rs) x.unit = instanceOf(g, scope, x.unit);  // from here on: the instance
-  std::sort(rs.begin(), rs.end(), byBegin);
+  sortByBegin(rs);
   thread_local std::vector<int64_t> perInstance;
   perInstance.assign(static_cast<size_t>(g.units), 0);
   stays = true;

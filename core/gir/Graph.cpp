@@ -1,6 +1,7 @@
 // Graph storage, derived use-def facts, topological order and kernel split.
 #include "core/gir/Graph.h"
 
+#include <climits>
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -164,6 +165,22 @@ std::vector<int> syncDepth(const Graph& g, const std::vector<std::vector<NodeId>
   return depth;
 }
 
+// The kernel of each node: as late as its consumers allow (a load feeding only a later kernel
+// belongs to that kernel: registers do not live across a device sync), never earlier than the
+// device syncs above it. A device sync keeps its depth (it closes kernel `depth`).
+std::vector<int> kernelDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ, const std::vector<NodeId>& order) {
+  auto depth = syncDepth(g, succ, order);
+  std::vector<int> late = depth;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    uint32_t n = it->value;
+    if (isDeviceSync(g.node(*it)) || succ[n].empty()) continue;
+    int k = INT32_MAX;
+    for (NodeId s : succ[n]) k = std::min(k, late[s.value]);
+    late[n] = std::max(depth[n], k);
+  }
+  return late;
+}
+
 }  // namespace
 
 std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g) {
@@ -171,7 +188,7 @@ std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g) {
   auto succ = successors(g, ud);
   auto first = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
   if (!first) return std::nullopt;
-  auto depth = syncDepth(g, succ, *first);
+  auto depth = kernelDepth(g, succ, *first);
   return kahn(g, succ, [&](NodeId id) {
     int64_t k = 2 * depth[id.value] + (isDeviceSync(g.node(id)) ? 1 : 0);
     return (k << 32) | id.value;
@@ -184,7 +201,7 @@ std::vector<int> kernelIndices(const Graph& g) {
   auto order = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
   std::vector<int> k(g.nodes().size(), -1);
   if (!order) return k;
-  auto depth = syncDepth(g, succ, *order);
+  auto depth = kernelDepth(g, succ, *order);
   for (NodeId id : *order)
     if (!isDeviceSync(g.node(id))) k[id.value] = depth[id.value];
   return k;

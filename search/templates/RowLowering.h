@@ -15,20 +15,13 @@
 #include "core/compute/Preprocess.h"
 #include "core/gir/Graph.h"
 #include "core/hw/HardwareDesc.h"
+#include "search/templates/LoweredSubgraph.h"
 
 namespace gir::search {
 
 struct RowTemplateParams {
   int64_t rowsPerUnit = 1;
   int64_t unitsPerBlock = 4;
-};
-
-// What a lowered subgraph is: the GIR-Graph and which buffer holds which computation-graph tensor.
-struct LoweredSubgraph {
-  Graph gir;
-  std::map<std::string, compute::TensorId> inputBuffers;   // GIR input buffer name -> tensor
-  std::map<std::string, compute::TensorId> outputBuffers;  // GIR output buffer name -> tensor
-  int64_t rows = 0, cols = 0;
 };
 
 // Fails with the op and the reason when the subgraph is not row-wise or an op has no row template.

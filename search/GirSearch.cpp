@@ -1,0 +1,259 @@
+// Branch and bound (feasibility of a template prefix; a candidate at the modelled lower bound ends
+// the search) below a size limit, beam search above it.
+#include "search/GirSearch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "core/gir/Interpreter.h"
+#include "core/gir/Validity.h"
+#include "rewrite/GreedyOptimizer.h"
+#include "search/templates/SubgraphCheck.h"
+
+namespace gir::search {
+
+double modelledLowerBound(const compute::Subgraph& sub, const HardwareDesc& hw) {
+  double bw = hw.dramBandwidthGBs();
+  return hw.launchCostUs + (bw > 0 ? static_cast<double>(sub.minBytes) / (bw * 1e3) : 0);
+}
+
+namespace {
+
+Expected<std::pair<LoweredSubgraph, Graph>> optimize(Expected<LoweredSubgraph> lowered, const HardwareDesc& hw) {
+  if (!lowered) return lowered.takeError();
+  Stepper st(lowered->gir, hw, /*checked=*/false, 1, /*recordCosts=*/false);
+  GreedyResult r = runGreedy(st);
+  if (r.stop == StopReason::StepFailed) return makeError("the greedy optimizer failed: " + r.failure);
+  Graph optimized = st.graph().compacted();
+  return std::make_pair(std::move(*lowered), std::move(optimized));
+}
+
+}  // namespace
+
+Expected<std::pair<LoweredSubgraph, Graph>> lowerAndOptimize(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                                             const std::vector<OpTemplate>& choice, const LoweringOptions& options) {
+  return optimize(lowerSubgraph(g, sub, hw, choice, options), hw);
+}
+
+Expected<std::pair<LoweredSubgraph, Graph>> lowerAndOptimize(const TemplateState& state, const HardwareDesc& hw, const LoweringOptions& options) {
+  return optimize(lowerSubgraph(state, hw, options), hw);
+}
+
+namespace {
+
+bool better(const GraphCost& a, const GraphCost& b) {
+  if (a.modelledUs != b.modelledUs) return a.modelledUs < b.modelledUs;
+  if (a.dramBytes != b.dramBytes) return a.dramBytes < b.dramBytes;
+  return a.kernels < b.kernels;
+}
+
+// The ops before `end` as a subgraph of their own: what they read from outside, and what they
+// produce that the rest of `sub` or the outside needs.
+compute::Subgraph prefixOf(const compute::Graph& g, const compute::Subgraph& sub, size_t end) {
+  compute::Subgraph p;
+  std::set<compute::TensorId> produced, needed(sub.outputs.begin(), sub.outputs.end());
+  for (size_t i = end; i < sub.ops.size(); ++i)
+    for (auto t : g.op(sub.ops[i]).inputs) needed.insert(t);
+  for (size_t i = 0; i < end; ++i) {
+    const auto& op = g.op(sub.ops[i]);
+    p.ops.push_back(sub.ops[i]);
+    for (auto t : op.inputs)
+      if (!produced.count(t) && std::find(p.inputs.begin(), p.inputs.end(), t) == p.inputs.end()) p.inputs.push_back(t);
+    for (auto t : op.outputs) {
+      produced.insert(t);
+      if (needed.count(t)) p.outputs.push_back(t);
+    }
+  }
+  return p;
+}
+
+class TemplateSearch {
+ public:
+  TemplateSearch(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& o)
+      : g_(g), sub_(sub), hw_(hw), o_(o), bound_(modelledLowerBound(sub, hw)), budget_(boxElementBudget(hw)) {
+    lowering_ = o.lowering;
+    lowering_.unitsPerBlock = o.unitsPerBlock;
+  }
+
+  Expected<SearchResult> run() {
+    auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < sub_.ops.size(); ++i) {
+      options_.push_back(templateOptions(g_, sub_, i, budget_));
+      if (options_.back().empty()) {
+        const auto& op = g_.op(sub_.ops[i]);
+        return makeError("no GIR template for this op", SourceLocation{"", 0, 0, "op '" + op.name + "' (" + std::string(compute::opKindName(op.kind())) + ")"});
+      }
+    }
+    // Combinations left after dominance: an op that can follow tries only its follows.
+    double combos = 1;
+    for (const auto& o : options_) {
+      auto follows = std::count_if(o.begin(), o.end(), [](const OpTemplate& t) { return t.kind == OpTemplate::Kind::Follow; });
+      combos *= static_cast<double>(follows > 0 ? follows : static_cast<long>(o.size()));
+    }
+    auto state = TemplateState::make(g_, sub_, budget_);
+    if (!state) return state.takeError();
+    if (combos <= static_cast<double>(o_.exhaustiveLimit)) dfs(*state);
+    else beam();
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
+    stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (candidates_.empty()) {
+      std::string why = !deepestError_.empty() ? deepestError_ : firstError_;
+      return makeError("no combination of templates applies to this subgraph" + (why.empty() ? "" : ": " + why));
+    }
+    return pickValid();
+  }
+
+ private:
+  int64_t combosFrom(size_t i) const {
+    int64_t n = 1;
+    for (size_t j = i; j < options_.size(); ++j) n *= static_cast<int64_t>(options_[j].size());
+    return n;
+  }
+
+  bool evaluate(const TemplateState& state) {
+    auto r = lowerAndOptimize(state, hw_, lowering_);
+    if (!r) {
+      ++stats_.infeasible;
+      if (firstError_.empty()) firstError_ = r.error().str();
+      return false;
+    }
+    ++stats_.explored;
+    GraphCost c = computeCost(r->second, &hw_);
+    if (!best_ || better(c, *best_)) best_ = c;
+    candidates_.push_back(Candidate{state.choice(), c});
+    return true;
+  }
+
+  void dfs(TemplateState& state) {
+    size_t i = state.size();
+    bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
+    if (spent || (best_ && best_->modelledUs <= bound_ * (1 + 1e-9))) {
+      stats_.pruned += combosFrom(i);
+      return;
+    }
+    if (i == options_.size()) {
+      evaluate(state);
+      return;
+    }
+    std::vector<UnitBoxes> tried;
+    bool followed = false;
+    for (const auto& t : options_[i]) {
+      if (!dominated(t, followed) && admit(state, t, tried)) {
+        followed = followed || t.kind == OpTemplate::Kind::Follow;
+        dfs(state);
+        state.pop();
+      } else {
+        stats_.pruned += combosFrom(i + 1);
+      }
+    }
+  }
+
+  // Dominance: once an op follows one of its producers, its natural splits are not tried. Following
+  // keeps the producer's tensor where the producing unit holds it (registers after merge); a
+  // natural split could only reach the same traffic by a box that equals a followed one.
+  static bool dominated(const OpTemplate& t, bool followed) { return followed && t.kind == OpTemplate::Kind::Natural; }
+
+  // A template is worth trying when it applies and gives boxes no earlier template at this depth
+  // (with the same prefix) gave: equal boxes make equal graphs. On success it stays pushed.
+  bool admit(TemplateState& state, const OpTemplate& t, std::vector<UnitBoxes>& tried) {
+    if (auto st = state.push(t); !st) {
+      if (state.size() >= deepest_) {
+        deepest_ = state.size();
+        deepestError_ = st.error().str();
+      }
+      return false;
+    }
+    const UnitBoxes& b = state.boxes(state.size() - 1);
+    for (const auto& o : tried)
+      if (o.ext == b.ext && o.lo == b.lo) {
+        state.pop();
+        return false;
+      }
+    tried.push_back(b);
+    return true;
+  }
+
+  // Partial choices scored cheaply by the bytes they force through DRAM (TemplateState::
+  // exchangedBytes, ties by fewer units); the complete ones of the last step are evaluated fully.
+  void beam() {
+    stats_.beam = true;
+    auto root = TemplateState::make(g_, sub_, budget_);
+    if (!root) return;
+    std::vector<TemplateState> frontier{std::move(*root)};
+    for (size_t i = 0; i < options_.size(); ++i) {
+      std::vector<std::pair<std::pair<int64_t, int64_t>, TemplateState>> next;
+      for (auto& partial : frontier) {
+        std::vector<UnitBoxes> tried;
+        bool followed = false;
+        for (const auto& t : options_[i]) {
+          if (dominated(t, followed) || !admit(partial, t, tried)) {
+            stats_.pruned += combosFrom(i + 1);
+            continue;
+          }
+          followed = followed || t.kind == OpTemplate::Kind::Follow;
+          std::pair<int64_t, int64_t> score{partial.exchangedBytes(), partial.boxes(i).units()};
+          next.emplace_back(score, partial);
+          partial.pop();
+        }
+      }
+      std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t k = o_.beamWidth; k < next.size(); ++k) stats_.pruned += combosFrom(i + 1);
+      if (next.size() > o_.beamWidth) next.resize(o_.beamWidth);
+      frontier.clear();
+      for (auto& [score, st] : next) frontier.push_back(std::move(st));
+    }
+    for (const auto& st : frontier) evaluate(st);
+  }
+
+  // The best candidate that is valid: verifier, memory-model checker, and the reference evaluator.
+  Expected<SearchResult> pickValid() {
+    std::string why;
+    for (const auto& c : candidates_) {
+      auto r = lowerAndOptimize(g_, sub_, hw_, c.choice, lowering_);
+      if (!r) continue;
+      TensorMap inputs = randomInputs(r->second, 7);
+      ValidityReport v = checkValidity(r->second, inputs);
+      if (!v.valid()) {
+        if (why.empty()) why = v.str();
+        continue;
+      }
+      auto check = checkAgainstReference(g_, sub_, r->first, r->second, 11);
+      if (!check || check->maxRelativeError > 1e-4) {
+        if (why.empty()) why = check ? "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")" : check.error().str();
+        continue;
+      }
+      SearchResult out;
+      out.choice = c.choice;
+      out.lowered = std::move(r->first);
+      out.optimized = std::move(r->second);
+      out.cost = c.cost;
+      out.stats = stats_;
+      out.candidates = candidates_;
+      return out;
+    }
+    return makeError("no candidate plan is valid: " + why);
+  }
+
+  const compute::Graph& g_;
+  const compute::Subgraph& sub_;
+  const HardwareDesc& hw_;
+  SearchOptions o_;
+  LoweringOptions lowering_;
+  double bound_;
+  int64_t budget_;
+  std::vector<std::vector<OpTemplate>> options_;
+  std::optional<GraphCost> best_;
+  std::vector<Candidate> candidates_;
+  SearchStats stats_;
+  std::string firstError_, deepestError_;
+  size_t deepest_ = 0;
+};
+
+}  // namespace
+
+Expected<SearchResult> searchTemplates(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& options) {
+  return TemplateSearch(g, sub, hw, options).run();
+}
+
+}  // namespace gir::search

@@ -1,0 +1,61 @@
+// The GIR planner's search (GIR paper section 6, design.md section 6): choose one template per op,
+// lower the subgraph (per-op kernels joined by device syncs), run the greedy optimizer, and cost
+// the result with the model. Exhaustive branch and bound while the number of template
+// combinations is small, beam search above that; deterministic (options and ties in a fixed order).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/compute/Preprocess.h"
+#include "core/hw/HardwareDesc.h"
+#include "rewrite/Cost.h"
+#include "search/lowering/SubgraphLowering.h"
+
+namespace gir::search {
+
+struct SearchOptions {
+  size_t exhaustiveLimit = 256;  // template combinations searched exhaustively
+  size_t beamWidth = 8;
+  size_t maxEvaluations = 64;    // complete candidates costed before the exhaustive search stops
+  int64_t unitsPerBlock = 4;
+  LoweringOptions lowering;     // names of buffers (baseline fragments)
+};
+
+struct SearchStats {
+  int64_t explored = 0;    // complete candidates lowered, optimized and costed
+  int64_t pruned = 0;      // candidates never costed: cut by the bound, infeasible prefixes, beam drops
+  int64_t infeasible = 0;  // complete candidates whose templates did not apply
+  double seconds = 0;
+  bool beam = false;
+};
+
+struct Candidate {
+  std::vector<OpTemplate> choice;
+  GraphCost cost;
+};
+
+struct SearchResult {
+  std::vector<OpTemplate> choice;
+  LoweredSubgraph lowered;   // the per-op lowering of the choice
+  Graph optimized;           // after the greedy optimizer
+  GraphCost cost;            // of `optimized`
+  SearchStats stats;
+  std::vector<Candidate> candidates;  // every costed candidate, best first (measured-vs-modelled uses them)
+};
+
+// Modelled time no plan can beat: one launch and the minimal bytes at full DRAM efficiency.
+double modelledLowerBound(const compute::Subgraph& sub, const HardwareDesc& hw);
+
+// Lower a choice and run the greedy optimizer on it (unchecked: the rewrites are correct by
+// construction and the planner validates the plan it keeps).
+Expected<std::pair<LoweredSubgraph, Graph>> lowerAndOptimize(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                                             const std::vector<OpTemplate>& choice, const LoweringOptions& options);
+Expected<std::pair<LoweredSubgraph, Graph>> lowerAndOptimize(const TemplateState& state, const HardwareDesc& hw, const LoweringOptions& options);
+
+Expected<SearchResult> searchTemplates(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                       const SearchOptions& options = {});
+
+}  // namespace gir::search

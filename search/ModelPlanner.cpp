@@ -1,0 +1,135 @@
+// Baselines first (the GIR planner starts from their groups), then the GIR search, then checks.
+#include "search/ModelPlanner.h"
+
+#include <algorithm>
+
+#include "core/gir/Interpreter.h"
+#include "core/gir/Validity.h"
+#include "search/baselines/Planners.h"
+#include "search/templates/SubgraphCheck.h"
+
+namespace gir::search {
+
+const std::vector<std::string>& plannerNames() {
+  static const std::vector<std::string> names{"gir", "eager", "xla", "tvm"};
+  return names;
+}
+
+const PlannerResult* SubgraphPlans::find(const std::string& name) const {
+  for (const auto& p : planners)
+    if (p.planner == name) return &p;
+  return nullptr;
+}
+
+namespace {
+
+bool faster(const LoweredPlan& a, const LoweredPlan& b) {
+  if (a.cost.modelledUs != b.cost.modelledUs) return a.cost.modelledUs < b.cost.modelledUs;
+  return a.cost.dramBytes < b.cost.dramBytes;
+}
+
+void validate(const compute::Graph& g, const compute::Subgraph& sub, PlannerResult& r) {
+  ValidityReport v = checkValidity(r.lowered.lowered.gir, randomInputs(r.lowered.lowered.gir, 7));
+  if (!v.valid()) {
+    r.problem = v.str();
+    return;
+  }
+  auto check = checkAgainstReference(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
+  if (!check) {
+    r.problem = check.error().str();
+    return;
+  }
+  r.maxRelativeError = check->maxRelativeError;
+  r.valid = check->maxRelativeError <= 1e-4;
+  if (!r.valid) r.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")";
+}
+
+Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const HardwareDesc& hw,
+                                 const std::string& name, const PlanRequest& req) {
+  auto plan = runBaselinePlanner(name, p);
+  if (!plan) return plan.takeError();
+  PlannerResult r;
+  r.planner = name;
+  auto lowered = lowerPartition(g, sub, hw, planGroups(g, sub, p, *plan), req.search);
+  if (!lowered) return makeError(name + " plan: " + lowered.error().str());
+  r.analytic = std::move(*plan);
+  r.lowered = std::move(*lowered);
+  return r;
+}
+
+// The GIR planner: the search on the whole subgraph, and on each baseline's groups; the fastest
+// valid candidate wins (the partitions make it never worse than a baseline under the same model).
+Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanProblem& p,
+                                const std::vector<PlannerResult>& baselines, const PlanRequest& req, SearchStats& stats) {
+  std::vector<PlannerResult> candidates;
+  auto whole = lowerPartition(g, sub, hw, {sub.ops}, req.search);
+  std::string wholeError;
+  if (whole) {
+    stats = whole->stats;
+    candidates.push_back(PlannerResult{"gir", std::nullopt, std::move(*whole), "whole subgraph"});
+  } else {
+    wholeError = whole.error().str();
+  }
+  for (const auto& b : baselines) candidates.push_back(PlannerResult{"gir", std::nullopt, b.lowered, "groups of " + b.planner});
+  if (baselines.empty())
+    for (const std::string& name : {"xla", "tvm"}) {
+      auto b = baseline(g, sub, p, hw, name, req);
+      if (b) candidates.push_back(PlannerResult{"gir", std::nullopt, std::move(b->lowered), "groups of " + name});
+    }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return faster(a.lowered, b.lowered); });
+  for (auto& c : candidates) {
+    if (!req.validate) return c;
+    validate(g, sub, c);
+    if (c.valid) return c;
+  }
+  return makeError("no GIR plan is valid" + (wholeError.empty() ? "" : " (whole subgraph: " + wholeError + ")"));
+}
+
+}  // namespace
+
+Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
+                                     const PlanRequest& req) {
+  SubgraphPlans out;
+  out.index = index;
+  out.subgraph = &sub;
+  auto p = makeProblem(g, sub, "subgraph " + std::to_string(index));
+  if (!p) return p.takeError();
+  out.minimalBytes = lowerBoundBytes(*p);
+  std::vector<PlannerResult> baselines;
+  for (const std::string& name : baselinePlannerNames()) {
+    if (std::find(req.planners.begin(), req.planners.end(), name) == req.planners.end()) continue;
+    auto b = baseline(g, sub, *p, hw, name, req);
+    if (!b) return b.takeError();
+    if (req.validate) validate(g, sub, *b);
+    baselines.push_back(std::move(*b));
+  }
+  for (const std::string& name : req.planners) {
+    if (name == "gir") {
+      auto r = girPlan(g, sub, hw, *p, baselines, req, out.search);
+      if (!r) return r.takeError();
+      out.planners.push_back(std::move(*r));
+      continue;
+    }
+    auto it = std::find_if(baselines.begin(), baselines.end(), [&](const PlannerResult& b) { return b.planner == name; });
+    if (it == baselines.end()) return makeError("unknown planner '" + name + "' (expected gir, eager, xla, tvm or all)");
+    out.planners.push_back(*it);
+  }
+  return out;
+}
+
+Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw,
+                                               const PlanRequest& req) {
+  std::vector<SubgraphPlans> out;
+  for (size_t i = 0; i < pre.subgraphs.size(); ++i) {
+    auto s = planSubgraph(g, pre.subgraphs[i], i, hw, req);
+    if (!s) {
+      Diagnostic d = s.error();
+      d.message = "subgraph " + std::to_string(i) + ": " + d.message;
+      return d;
+    }
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+}  // namespace gir::search

@@ -1,0 +1,51 @@
+// Every planner on every memory-bound subgraph of a model, lowered to GIR and checked: the baselines
+// (eager, xla-like, tvm-like: their analytic plan, then their kernel groups lowered with the same
+// templates) and the GIR planner (the template search on the whole subgraph, and on the baselines'
+// groups as starting partitions; the best valid one by modelled time). What `gir plan`, the app,
+// the code generators and the benchmarks consume.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/compute/Preprocess.h"
+#include "core/hw/HardwareDesc.h"
+#include "search/PlanLowering.h"
+#include "search/baselines/PlanModel.h"
+
+namespace gir::search {
+
+struct PlannerResult {
+  std::string planner;          // "gir", "eager", "xla", "tvm"
+  std::optional<Plan> analytic; // baselines: the plan and its accounting (baselines.md 5.0)
+  LoweredPlan lowered;          // the plan as one GIR-Graph
+  std::string origin;           // gir: "whole subgraph" or "groups of <planner>"
+  bool valid = false;           // verifier + memory-model checker + reference evaluator
+  double maxRelativeError = 0;
+  std::string problem;          // why not valid
+};
+
+struct SubgraphPlans {
+  size_t index = 0;
+  const compute::Subgraph* subgraph = nullptr;
+  int64_t minimalBytes = 0;
+  std::vector<PlannerResult> planners;  // in the order asked
+  SearchStats search;                   // the GIR planner's search (all its searches summed)
+  const PlannerResult* find(const std::string& name) const;
+};
+
+struct PlanRequest {
+  std::vector<std::string> planners{"gir", "eager", "xla", "tvm"};
+  bool validate = true;
+  SearchOptions search;
+};
+
+const std::vector<std::string>& plannerNames();  // gir, eager, xla, tvm
+
+Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
+                                     const PlanRequest& request);
+Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw,
+                                               const PlanRequest& request);
+
+}  // namespace gir::search

@@ -1,0 +1,261 @@
+// Per-unit programs per compute kind. Register buffers hold one box per unit (offset u * size).
+#include "search/lowering/OpEmitter.h"
+
+#include <cctype>
+#include <map>
+
+namespace gir::search {
+
+namespace {
+
+using Mask = std::vector<bool>;
+
+class UnitEmitter {
+ public:
+  UnitEmitter(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& b)
+      : ctx_(ctx), op_(op), s_(s), b_(b), boxStrides_(denseStrides(b.ext)) {}
+
+  std::optional<UnitProgram> unit(int64_t u) {
+    if (!b_.lo[u]) return std::nullopt;
+    u_ = u;
+    p_ = UnitProgram{};
+    switch (s_.compute) {
+      case ComputeKind::Copy: copy(); break;
+      case ComputeKind::Elementwise: elementwise(); break;
+      case ComputeKind::Reduce: reduce(); break;
+      case ComputeKind::Contract: contract(); break;
+      case ComputeKind::BatchNorm: batchNorm(); break;
+      case ComputeKind::DepthwiseConv: depthwiseConv(); break;
+    }
+    return std::move(p_);
+  }
+
+ private:
+  Mask all() const { return Mask(s_.dims.size(), true); }
+  Mask kept() const {
+    Mask m(s_.dims.size());
+    for (size_t d = 0; d < m.size(); ++d) m[d] = !s_.reduced[d];
+    return m;
+  }
+
+  // A register buffer per role, sized for one box per unit of the whole graph.
+  BufferId reg(const std::string& role, int64_t perUnit) {
+    auto it = regs_.find(role);
+    if (it != regs_.end()) return it->second;
+    std::string base = op_.name + "_" + role;
+    for (char& c : base)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    std::string name = base;
+    for (int k = 1; ctx_.names.count(name); ++k) name = base + "_" + std::to_string(k);
+    ctx_.names.insert(name);
+    BufferId id = ctx_.gir.addBuffer(Buffer{name, ctx_.regLevel, {ctx_.gir.units * perUnit}, BufferRole::Temp});
+    return regs_.emplace(role, id).first->second;
+  }
+  // Unit u's dense register slice of `shape` for `role`.
+  int regSlice(const std::string& role, std::vector<int64_t> shape) {
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    if (shape.empty()) shape = {1};
+    return p_.slice(reg(role, n), u_ * n, shape, denseStrides(shape));
+  }
+  std::vector<int64_t> extOver(const Mask& m) const {
+    std::vector<int64_t> e;
+    for (size_t d = 0; d < m.size(); ++d)
+      if (m[d]) e.push_back(b_.ext[d]);
+    return e;
+  }
+  int dramSlice(const TensorAccess& a) {
+    auto s = accessSlice(b_, u_, a);
+    return p_.slice(ctx_.dramBuffer(a.tensor), s->offset, s->shape, s->strides);
+  }
+
+  // Read `r` into registers shaped like the box over `target` dims, broadcasting along target dims
+  // where the tensor does not vary; into `into` (a slice of that shape) when given.
+  int loadAs(size_t r, const Mask& target, std::optional<int> into = std::nullopt) {
+    const TensorAccess& a = s_.reads[r];
+    std::vector<int64_t> compact, full;
+    std::vector<int> axes;
+    for (size_t d = 0, pos = 0; d < target.size(); ++d) {
+      if (!target[d]) continue;
+      full.push_back(b_.ext[d]);
+      if (a.coeff[d] != 0 || b_.ext[d] == 1) compact.push_back(b_.ext[d]);
+      else axes.push_back(static_cast<int>(pos));
+      ++pos;
+    }
+    std::string role = "in" + std::to_string(r);
+    int src = dramSlice(a);
+    int c = axes.empty() && into ? *into : regSlice(axes.empty() ? role : role + "c", compact);
+    p_.node(MovePayload{}, {src}, {c});
+    if (axes.empty()) return c;
+    int f = into ? *into : regSlice(role, full);
+    p_.node(BroadcastPayload{axes}, {c}, {f});
+    return f;
+  }
+
+  void store(int from, const TensorAccess& w) { p_.node(MovePayload{}, {from}, {dramSlice(w)}); }
+
+  int ew(ElementwiseOp fn, std::vector<int> ins, std::vector<ScalarOperand> operands, const std::string& role, const Mask& m) {
+    int out = regSlice(role, extOver(m));
+    p_.node(ElementwisePayload{fn, std::move(operands)}, std::move(ins), {out});
+    return out;
+  }
+  int binary(ElementwiseOp fn, int a, int b, const std::string& role, const Mask& m) { return ew(fn, {a, b}, {{0, 0}, {1, 0}}, role, m); }
+  int withImmediate(ElementwiseOp fn, int a, double v, const std::string& role, const Mask& m) {
+    return ew(fn, {a}, {{0, 0}, {-1, v}}, role, m);
+  }
+
+  // The sub-box of the unit's register box that a piece covers: its offset and shape/strides over
+  // the dims where `a` varies.
+  int boxPiece(int box, const TensorAccess& a) {
+    auto clip = clipToRegion(b_, u_, a);
+    int64_t local = 0;
+    std::vector<int64_t> shape, strides;
+    for (size_t d = 0; d < s_.dims.size(); ++d) {
+      local += (clip->first[d] - (*b_.lo[u_])[d]) * boxStrides_[d];
+      if (a.coeff[d] == 0) continue;
+      shape.push_back(clip->second[d]);
+      strides.push_back(boxStrides_[d]);
+    }
+    const SliceSpec& base = p_.slices[box];
+    return p_.slice(base.buffer, base.offset + local, shape, strides);
+  }
+
+  // Layout ops and broadcasts: pieces of inputs into one register box, pieces of it out.
+  void copy() {
+    int box = regSlice("box", b_.ext);
+    for (size_t r = 0; r < s_.reads.size(); ++r) {
+      const TensorAccess& a = s_.reads[r];
+      if (!clipToRegion(b_, u_, a)) continue;
+      bool varies = true;
+      for (size_t d = 0; d < s_.dims.size(); ++d) varies = varies && (a.coeff[d] != 0 || b_.ext[d] == 1);
+      if (varies) p_.node(MovePayload{}, {dramSlice(a)}, {boxPiece(box, a)});
+      else loadAs(r, all(), box);  // a broadcast: its only input covers the whole space
+    }
+    for (const auto& w : s_.writes)
+      if (clipToRegion(b_, u_, w)) store(boxPiece(box, w), w);
+  }
+
+  void elementwise() {
+    const auto& attrs = std::get<compute::ElementwiseAttrs>(op_.attrs);
+    std::vector<int> ins;
+    std::vector<ScalarOperand> operands;
+    std::map<int, int> used;  // op input -> node input
+    for (const auto& arg : attrs.args) {
+      if (arg.input < 0) { operands.push_back({-1, arg.scalar}); continue; }
+      auto it = used.find(arg.input);
+      if (it == used.end()) {
+        it = used.emplace(arg.input, static_cast<int>(ins.size())).first;
+        ins.push_back(loadAs(arg.input, all()));
+      }
+      operands.push_back({it->second, 0});
+    }
+    store(ew(attrs.fn, ins, operands, "out", all()), s_.writes[0]);
+  }
+
+  std::vector<int> reducedAxes() const {
+    std::vector<int> axes;
+    for (size_t d = 0; d < s_.dims.size(); ++d)
+      if (s_.reduced[d]) axes.push_back(static_cast<int>(d));
+    return axes;
+  }
+
+  void reduce() {
+    const auto& attrs = std::get<compute::ReduceAttrs>(op_.attrs);
+    int in = loadAs(0, all());
+    int out = regSlice("out", extOver(kept()));
+    p_.node(ReducePayload{attrs.fn, reducedAxes()}, {in}, {out});
+    store(out, s_.writes[0]);
+  }
+
+  void contract() {
+    int a = loadAs(0, all()), b = loadAs(1, all());
+    int prod = binary(ElementwiseOp::Mul, a, b, "prod", all());
+    int acc = regSlice("acc", extOver(kept()));
+    p_.node(ReducePayload{ReduceOp::Sum, reducedAxes()}, {prod}, {acc});
+    if (s_.alpha != 1) acc = withImmediate(ElementwiseOp::Mul, acc, s_.alpha, "scaled", kept());
+    if (s_.beta != 0 && s_.reads.size() > 2) {
+      int c = loadAs(2, kept());
+      if (s_.beta != 1) c = withImmediate(ElementwiseOp::Mul, c, s_.beta, "cscaled", kept());
+      acc = binary(ElementwiseOp::Add, acc, c, "sum", kept());
+    }
+    store(acc, s_.writes[0]);
+  }
+
+  void batchNorm() {
+    int x = loadAs(0, all()), scale = loadAs(1, all()), bias = loadAs(2, all()), mean = loadAs(3, all()), var = loadAs(4, all());
+    int centered = binary(ElementwiseOp::Sub, x, mean, "centered", all());
+    int inv = ew(ElementwiseOp::Rsqrt, {withImmediate(ElementwiseOp::Add, var, s_.epsilon, "vareps", all())}, {{0, 0}}, "inv", all());
+    int normed = binary(ElementwiseOp::Mul, centered, inv, "normed", all());
+    int scaled = binary(ElementwiseOp::Mul, normed, scale, "scaled", all());
+    store(binary(ElementwiseOp::Add, scaled, bias, "out", all()), s_.writes[0]);
+  }
+
+  // The unit's planes, zero-padded in registers: the four border strips are written with zeros and
+  // the interior is loaded, so no element is written twice; each tap then reads a strided view.
+  void depthwiseConv() {
+    const auto& lo = *b_.lo[u_];
+    int64_t en = b_.ext[0], ec = b_.ext[1], oh = b_.ext[2], ow = b_.ext[3];
+    const auto& c = s_.conv;
+    int64_t pt = c.pads[0], pl = c.pads[1], hp = s_.inH + c.pads[0] + c.pads[2], wp = s_.inW + c.pads[1] + c.pads[3];
+    int padded = regSlice("padded", {en, ec, hp, wp});
+    const SliceSpec base = p_.slices[padded];
+    std::vector<int64_t> pstr{ec * hp * wp, hp * wp, wp, 1};
+    auto view = [&](int64_t off, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+      return p_.slice(base.buffer, base.offset + off, std::move(shape), std::move(strides));
+    };
+    auto zero = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+      if (rows > 0 && cols > 0) p_.node(ElementwisePayload{ElementwiseOp::Copy, {{-1, 0}}}, {}, {view(row * wp + col, {en, ec, rows, cols}, pstr)});
+    };
+    zero(0, pt, 0, wp);
+    zero(pt + s_.inH, hp - pt - s_.inH, 0, wp);
+    zero(pt, s_.inH, 0, pl);
+    zero(pt, s_.inH, pl + s_.inW, wp - pl - s_.inW);
+    int64_t planes = s_.inH * s_.inW;
+    int x = p_.slice(ctx_.dramBuffer(s_.reads[0].tensor), (lo[0] * s_.dims[1] + lo[1]) * planes, {en, ec, s_.inH, s_.inW},
+                     {s_.dims[1] * planes, planes, s_.inW, 1});
+    p_.node(MovePayload{}, {x}, {view(pt * wp + pl, {en, ec, s_.inH, s_.inW}, pstr)});
+    int64_t taps = s_.kH * s_.kW;
+    int w = regSlice("weights", {ec, taps});
+    p_.node(MovePayload{}, {p_.slice(ctx_.dramBuffer(s_.reads[1].tensor), lo[1] * taps, {ec, taps}, {taps, 1})}, {w});
+    const SliceSpec wbase = p_.slices[w];
+    std::vector<int64_t> outShape{en, ec, oh, ow};
+    std::optional<int> acc;
+    if (s_.reads.size() > 2) {
+      int bias = regSlice("bias", {ec});
+      p_.node(MovePayload{}, {p_.slice(ctx_.dramBuffer(s_.reads[2].tensor), lo[1], {ec}, {1})}, {bias});
+      acc = regSlice("acc_bias", outShape);
+      p_.node(BroadcastPayload{{0, 2, 3}}, {bias}, {*acc});
+    }
+    for (int64_t kh = 0; kh < s_.kH; ++kh)
+      for (int64_t kw = 0; kw < s_.kW; ++kw) {
+        std::string tap = std::to_string(kh) + "_" + std::to_string(kw);
+        int in = view(kh * c.dilations[0] * wp + kw * c.dilations[1], outShape, {ec * hp * wp, hp * wp, c.strides[0] * wp, c.strides[1]});
+        int wt = p_.slice(wbase.buffer, wbase.offset + kh * s_.kW + kw, {ec}, {taps});
+        int wb = regSlice("w" + tap, outShape);
+        p_.node(BroadcastPayload{{0, 2, 3}}, {wt}, {wb});
+        int prod = binary(ElementwiseOp::Mul, in, wb, "t" + tap, all());
+        acc = acc ? binary(ElementwiseOp::Add, *acc, prod, "acc" + tap, all()) : prod;
+      }
+    store(*acc, s_.writes[0]);
+  }
+
+  EmitContext& ctx_;
+  const compute::Op& op_;
+  const IterationSpace& s_;
+  const UnitBoxes& b_;
+  std::vector<int64_t> boxStrides_;
+  std::map<std::string, BufferId> regs_;
+  int64_t u_ = 0;
+  UnitProgram p_;
+};
+
+}  // namespace
+
+std::vector<std::optional<UnitProgram>> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes) {
+  UnitEmitter e(ctx, op, s, boxes);
+  std::vector<std::optional<UnitProgram>> out(boxes.units());
+  for (int64_t u = 0; u < boxes.units(); ++u) out[u] = e.unit(u);
+  return out;
+}
+
+}  // namespace gir::search

@@ -1,0 +1,180 @@
+// Boxes for every op (follow needs its producer's boxes), then per-op programs, then the joins.
+#include "search/lowering/SubgraphLowering.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "search/lowering/IterationSpace.h"
+#include "search/lowering/OpEmitter.h"
+#include "search/lowering/UnitBoxes.h"
+#include "search/lowering/UnitProgram.h"
+
+namespace gir::search {
+
+using compute::TensorId;
+
+namespace {
+
+// Bounds on the natural splits offered (besides the register budget of a box): the graph
+// has no more units than a GPU keeps resident (each unit is a loop iteration in the interpreter
+// and the checkers, so a million one-element units would only cost time and teach nothing).
+constexpr int64_t kMaxUnits = 1024;
+constexpr int64_t kMinBoxElements = 16;
+
+std::vector<int64_t> divisorsOf(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t k = 2; k * k <= n; ++k)
+    if (n % k == 0) {
+      d.push_back(k);
+      if (k != n / k) d.push_back(n / k);
+    }
+  return d;
+}
+
+int producerIndex(const compute::Graph& g, const compute::Subgraph& sub, size_t before, TensorId t) {
+  for (size_t j = 0; j < before; ++j)
+    for (TensorId o : g.op(sub.ops[j]).outputs)
+      if (o == t) return static_cast<int>(j);
+  return -1;
+}
+
+class SubgraphLowerer {
+ public:
+  SubgraphLowerer(const TemplateState& st, const HardwareDesc& hw, const LoweringOptions& o)
+      : g_(st.graph()), sub_(st.subgraph()), st_(st), hw_(hw), o_(o) {}
+
+  Expected<LoweredSubgraph> run() {
+    if (!st_.complete()) return makeError("one template per op is needed");
+    if (auto st = header(); !st) return st.takeError();
+    SliceCache cache;
+    for (size_t i = 0; i < sub_.ops.size(); ++i) {
+      EmitContext ctx{out_.gir, regLevel_, [this](TensorId t) { return dramBuffer(t); }, names_};
+      auto programs = emitOp(ctx, g_.op(sub_.ops[i]), st_.space(i), st_.boxes(i));
+      Materialized m = materialize(out_.gir, programs, divisorsOf(st_.boxes(i).units()), cache);
+      for (auto [b, s] : m.reads)
+        if (tensorOf_.count(b.value)) loads_[b.value].push_back(s);
+      for (auto [b, s] : m.writes)
+        if (tensorOf_.count(b.value)) stores_[b.value].push_back(s);
+    }
+    join();
+    return std::move(out_);
+  }
+
+ private:
+  Status header() {
+    Graph& gir = out_.gir;
+    gir.name = o_.graphName.empty() ? (g_.name.empty() ? "subgraph" : g_.name) : o_.graphName;
+    for (char& c : gir.name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    gir.target = hw_.name;
+    gir.units = 1;
+    for (size_t i = 0; i < st_.size(); ++i) gir.units = std::max(gir.units, st_.boxes(i).units());
+    gir.unitsPerBlock = std::max<int64_t>(1, std::min(o_.unitsPerBlock, gir.units));
+    for (const auto& l : hw_.levels) gir.levels.push_back(LevelDecl{l.name, l.scope, l.scope == Scope::Device ? 0 : l.capacityBytes});
+    const auto* reg = hw_.levelForScope(Scope::Unit);
+    if (!reg) return makeError("target '" + hw_.name + "' has no unit-scope level for registers");
+    regLevel_ = reg->name;
+    dramLevel_ = hw_.dramLevel()->name;
+    return success();
+  }
+
+  BufferId dramBuffer(TensorId t) {
+    auto it = buffers_.find(t);
+    if (it != buffers_.end()) return it->second;
+    const auto& tensor = g_.tensor(t);
+    bool isInput = std::count(sub_.inputs.begin(), sub_.inputs.end(), t) > 0;
+    bool isOutput = std::count(sub_.outputs.begin(), sub_.outputs.end(), t) > 0;
+    BufferRole role = isInput ? BufferRole::Input : isOutput ? BufferRole::Output : BufferRole::Temp;
+    std::string base = o_.bufferName ? o_.bufferName(t) : tensor.name;
+    for (char& c : base)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    std::string name = base;
+    for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+    names_.insert(name);
+    BufferId b = out_.gir.addBuffer(Buffer{name, dramLevel_, {std::max<int64_t>(1, compute::numElements(tensor.dims))}, role});
+    if (isInput) out_.inputBuffers[name] = t;
+    if (isOutput) out_.outputBuffers[name] = t;
+    buffers_[t] = b;
+    tensorOf_[b.value] = t;
+    return b;
+  }
+
+  // Every tensor written inside and read again: one device sync from all its stores to all its loads.
+  void join() {
+    for (auto& [b, loads] : loads_) {
+      auto it = stores_.find(b);
+      if (it == stores_.end()) continue;
+      std::sort(loads.begin(), loads.end());
+      loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
+      out_.gir.addNode(Node{SyncPayload{Scope::Device}, it->second, loads, std::nullopt});
+    }
+  }
+
+  const compute::Graph& g_;
+  const compute::Subgraph& sub_;
+  const TemplateState& st_;
+  const HardwareDesc& hw_;
+  const LoweringOptions& o_;
+  std::string regLevel_, dramLevel_;
+  LoweredSubgraph out_;
+  std::set<std::string> names_;
+  std::map<TensorId, BufferId> buffers_;
+  std::map<uint32_t, TensorId> tensorOf_;
+  std::map<uint32_t, std::vector<SliceId>> loads_, stores_;
+};
+
+}  // namespace
+
+std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements) {
+  auto s = iterationSpace(g, g.op(sub.ops[i]));
+  if (!s) return {};
+  std::vector<OpTemplate> out;
+  std::set<TensorId> followed;
+  for (size_t r = 0; r < s->reads.size(); ++r) {
+    const auto& a = s->reads[r];
+    if (!a.wholeSpace(s->dims) || producerIndex(g, sub, i, a.tensor) < 0 || !followed.insert(a.tensor).second) continue;
+    OpTemplate t;
+    t.kind = OpTemplate::Kind::Follow;
+    t.read = static_cast<int>(r);
+    out.push_back(t);
+  }
+  std::vector<int> order;
+  for (size_t d = 0; d < s->dims.size(); ++d)
+    if (!s->reduced[d] && !s->whole[d]) order.push_back(static_cast<int>(d));
+  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
+  for (size_t k = order.size(); k >= 1; --k) {
+    std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
+    // Tiles of the last unit dim: none, two widths for tiny boxes, and the smallest that keeps the
+    // unit count within bounds.
+    int64_t last = s->dims[outer.back()], above = 1, bounding = 0;
+    for (size_t j = 0; j + 1 < outer.size(); ++j) above *= s->dims[outer[j]];
+    for (int64_t t = 1; t <= last && !bounding; ++t)
+      if (last % t == 0 && above * (last / t) <= kMaxUnits) bounding = t;
+    for (int64_t tile : {int64_t{1}, int64_t{4}, int64_t{16}, bounding}) {
+      auto b = naturalBoxes(*s, outer, tile);
+      if (!b || b->boxNumel() > maxBoxElements || b->units() > kMaxUnits) continue;
+      if (tile > 1 && tile != bounding && b->boxNumel() > 256) continue;  // width tiles only for tiny boxes
+      if (b->boxNumel() < kMinBoxElements && s->numel() >= kMinBoxElements * 64) continue;
+      if (!seen.insert({b->units(), b->ext}).second) continue;
+      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
+    }
+  }
+  return out;
+}
+
+Expected<LoweredSubgraph> lowerSubgraph(const TemplateState& state, const HardwareDesc& hw, const LoweringOptions& options) {
+  return SubgraphLowerer(state, hw, options).run();
+}
+
+Expected<LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                        const std::vector<OpTemplate>& choice, const LoweringOptions& options) {
+  auto state = TemplateState::make(g, sub, boxElementBudget(hw));
+  if (!state) return state.takeError();
+  if (choice.size() != sub.ops.size()) return makeError("one template per op is needed");
+  for (const auto& t : choice)
+    if (auto st = state->push(t); !st) return st.takeError();
+  return lowerSubgraph(*state, hw, options);
+}
+
+}  // namespace gir::search

@@ -1,0 +1,42 @@
+// A memory-bound subgraph lowered op by op to GIR with one template per op (GIR paper section 6):
+// each op is its own kernel (load its box -> compute in registers -> store), and the per-op
+// graphs are merged with a device sync between the store of a tensor and the loads of it, ready
+// for the greedy optimizer, which lowers those syncs and removes the store/load pairs wherever the
+// chosen templates let a unit read what it wrote itself.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/compute/ComputeGraph.h"
+#include "core/compute/Preprocess.h"
+#include "core/gir/Graph.h"
+#include "core/hw/HardwareDesc.h"
+#include "search/lowering/TemplateState.h"
+#include "search/templates/LoweredSubgraph.h"
+
+namespace gir::search {
+
+struct LoweringOptions {
+  int64_t unitsPerBlock = 4;
+  // Names of DRAM buffers per tensor (default: the tensor's name); fragments of a baseline plan
+  // share the names of the tensors they exchange.
+  std::function<std::string(compute::TensorId)> bufferName;
+  std::string graphName;
+};
+
+// The templates an op offers, most promising first: follow each input produced inside the
+// subgraph, then natural splits (reductions keep reduced dims inside a unit).
+std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t opIndex, int64_t maxBoxElements);
+
+// `choice[i]` is the template of sub.ops[i]. Fails when a template does not apply (a follow whose
+// producer's units do not hold boxes of this op, an op without a template).
+Expected<LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                        const std::vector<OpTemplate>& choice, const LoweringOptions& options = {});
+// The same for a complete template state.
+Expected<LoweredSubgraph> lowerSubgraph(const TemplateState& state, const HardwareDesc& hw, const LoweringOptions& options = {});
+
+}  // namespace gir::search

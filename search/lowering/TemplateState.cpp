@@ -1,0 +1,97 @@
+// Natural boxes from the template's parameters; follow boxes from the producer's placement.
+#include "search/lowering/TemplateState.h"
+
+#include <algorithm>
+#include <set>
+
+namespace gir::search {
+
+namespace {
+
+Diagnostic opError(const compute::Op& op, const std::string& why) {
+  return makeError(why, SourceLocation{"", 0, 0, "op '" + op.name + "' (" + std::string(compute::opKindName(op.kind())) + ")"});
+}
+
+}  // namespace
+
+std::string OpTemplate::str() const {
+  if (kind == Kind::Follow) return "follow#" + std::to_string(read);
+  std::string s = "natural[";
+  for (size_t i = 0; i < outer.size(); ++i) s += (i ? "," : "") + std::to_string(outer[i]);
+  return s + "]x" + std::to_string(tile);
+}
+
+int64_t boxElementBudget(const HardwareDesc& hw) {
+  const MemoryLevelDesc* reg = hw.levelForScope(Scope::Unit);
+  if (!reg || reg->capacityBytes <= 0) return int64_t{1} << 16;
+  return std::max<int64_t>(1, reg->capacityBytes / (4 * 3));
+}
+
+Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compute::Subgraph& sub, int64_t maxBoxElements) {
+  TemplateState st;
+  st.maxBox_ = maxBoxElements;
+  st.g_ = &g;
+  st.sub_ = &sub;
+  for (auto id : sub.ops) {
+    auto s = iterationSpace(g, g.op(id));
+    if (!s) return s.takeError();
+    st.spaces_.push_back(std::move(*s));
+  }
+  return st;
+}
+
+Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const {
+  const IterationSpace& s = spaces_[i];
+  auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile) : follow(i, t);
+  if (b && b->boxNumel() > maxBox_)
+    return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(maxBox_));
+  return b;
+}
+
+Expected<UnitBoxes> TemplateState::follow(size_t i, const OpTemplate& t) const {
+  const IterationSpace& s = spaces_[i];
+  if (t.read < 0 || t.read >= static_cast<int>(s.reads.size())) return makeError("no such input");
+  auto it = placements_.find(s.reads[t.read].tensor);
+  if (it == placements_.end()) return makeError("input " + std::to_string(t.read) + " is not produced inside the subgraph");
+  return followBoxes(s, s.reads[t.read], it->second);
+}
+
+Status TemplateState::push(const OpTemplate& t) {
+  size_t i = boxes_.size();
+  if (i == spaces_.size()) return makeError("every op already has a template");
+  auto b = boxesFor(i, t);
+  if (!b) return opError(g_->op(sub_->ops[i]), "template " + t.str() + ": " + b.error().message);
+  for (const auto& w : spaces_[i].writes) placements_[w.tensor] = placementOf(*b, w);
+  boxes_.push_back(std::move(*b));
+  choice_.push_back(t);
+  return success();
+}
+
+int64_t TemplateState::exchangedBytes() const {
+  int64_t bytes = 0;
+  std::set<TensorId> counted;
+  for (size_t i = 0; i < boxes_.size(); ++i)
+    for (const auto& r : spaces_[i].reads) {
+      auto it = placements_.find(r.tensor);
+      if (it == placements_.end() || counted.count(r.tensor)) continue;
+      const TensorPlacement& written = it->second;
+      bool local = boxes_[i].units() <= static_cast<int64_t>(written.size());
+      for (int64_t u = 0; local && u < boxes_[i].units(); ++u) {
+        auto read = accessSlice(boxes_[i], u, r);
+        local = !read || (written[u] && *written[u] == *read);
+      }
+      if (local) continue;
+      counted.insert(r.tensor);
+      bytes += 2 * 4 * compute::numElements(g_->tensor(r.tensor).dims);
+    }
+  return bytes;
+}
+
+void TemplateState::pop() {
+  size_t i = boxes_.size() - 1;
+  for (const auto& w : spaces_[i].writes) placements_.erase(w.tensor);
+  boxes_.pop_back();
+  choice_.pop_back();
+}
+
+}  // namespace gir::search

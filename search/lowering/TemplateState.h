@@ -1,0 +1,70 @@
+// The boxes of a prefix of a subgraph's ops under chosen templates, built one op at a time so the
+// search extends and retracts a choice without recomputing what came before.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/Expected.h"
+#include "core/compute/Preprocess.h"
+#include "core/hw/HardwareDesc.h"
+#include "search/lowering/IterationSpace.h"
+#include "search/lowering/UnitBoxes.h"
+
+namespace gir::search {
+
+// One op's template: split leading dims of its space over units (natural), or take the boxes under
+// which it reads input `read` exactly as that input's producer wrote it (follow).
+struct OpTemplate {
+  enum class Kind { Natural, Follow };
+  Kind kind = Kind::Natural;
+  std::vector<int> outer;  // natural: dims split over units, in order
+  int64_t tile = 1;        // natural: elements of the last outer dim per unit
+  int read = -1;           // follow: which input
+  std::string str() const;  // "natural[0,1]x1", "follow#0"
+  bool operator==(const OpTemplate&) const = default;
+};
+
+class TemplateState {
+ public:
+  // Fails when an op of the subgraph has no iteration space (no template at all). A unit's box may
+  // hold at most `maxBoxElements` (boxElementBudget: registers for a few live copies).
+  static Expected<TemplateState> make(const compute::Graph& g, const compute::Subgraph& sub, int64_t maxBoxElements = int64_t{1} << 16);
+
+  // Boxes for the next op under `t`; the state is unchanged when the template does not apply.
+  Status push(const OpTemplate& t);
+  void pop();
+
+  size_t size() const { return boxes_.size(); }
+  bool complete() const { return boxes_.size() == spaces_.size(); }
+  const compute::Graph& graph() const { return *g_; }
+  const compute::Subgraph& subgraph() const { return *sub_; }
+  const IterationSpace& space(size_t i) const { return spaces_[i]; }
+  const UnitBoxes& boxes(size_t i) const { return boxes_[i]; }
+  const std::vector<OpTemplate>& choice() const { return choice_; }
+
+  // Bytes of the tensors produced and read inside the prefix that some unit reads in a different
+  // pattern than it wrote (so the tensor cannot stay in that unit's registers): each counted as
+  // one store and one load. The beam search's cheap score of a partial choice.
+  int64_t exchangedBytes() const;
+
+ private:
+  Expected<UnitBoxes> boxesFor(size_t i, const OpTemplate& t) const;
+  Expected<UnitBoxes> follow(size_t i, const OpTemplate& t) const;
+
+  const compute::Graph* g_ = nullptr;
+  const compute::Subgraph* sub_ = nullptr;
+  std::vector<IterationSpace> spaces_;
+  std::vector<UnitBoxes> boxes_;
+  std::vector<OpTemplate> choice_;
+  std::map<TensorId, TensorPlacement> placements_;
+  int64_t maxBox_ = 0;
+};
+
+// Elements a unit's box may hold on a target: its unit-scope level fits three f32 copies (inputs,
+// a temporary, the result) — a register budget, not a proof of fit; the memory-model checker has
+// the last word on the final graph.
+int64_t boxElementBudget(const HardwareDesc& hw);
+
+}  // namespace gir::search

@@ -1,0 +1,188 @@
+// Boxes per unit: the natural split, the follow (inverse of an access map on a producer's slices),
+// and the slices an access touches.
+#include "search/lowering/UnitBoxes.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gir::search {
+
+int64_t LinearSlice::numel() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+LinearSlice canonicalSlice(int64_t offset, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  LinearSlice s{offset, {}, {}};
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 1) continue;
+    if (!s.shape.empty() && strides[d] == s.strides.front() * s.shape.front()) {
+      s.shape.front() *= shape[d];
+      continue;
+    }
+    s.shape.insert(s.shape.begin(), shape[d]);
+    s.strides.insert(s.strides.begin(), strides[d]);
+  }
+  return s;
+}
+
+LinearSlice sortedSlice(const LinearSlice& s) {
+  std::vector<size_t> order(s.shape.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s.strides[a] > s.strides[b]; });
+  std::vector<int64_t> shape, strides;
+  for (size_t i : order) {
+    shape.push_back(s.shape[i]);
+    strides.push_back(s.strides[i]);
+  }
+  return canonicalSlice(s.offset, shape, strides);
+}
+
+int64_t UnitBoxes::boxNumel() const {
+  int64_t n = 1;
+  for (auto e : ext) n *= e;
+  return n;
+}
+
+Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>& outer, int64_t tile) {
+  if (outer.empty()) return makeError("a natural template needs at least one unit dimension");
+  UnitBoxes b;
+  b.ext = s.dims;
+  std::vector<int64_t> radix;
+  for (int d : outer) {
+    if (d < 0 || d >= static_cast<int>(s.dims.size()) || s.reduced[d] || s.whole[d]) return makeError("dimension " + std::to_string(d) + " cannot be split over units");
+    b.ext[d] = 1;
+    radix.push_back(s.dims[d]);
+  }
+  if (tile < 1 || radix.back() % tile != 0) return makeError("tile " + std::to_string(tile) + " does not divide dimension " + std::to_string(outer.back()));
+  b.ext[outer.back()] = tile;
+  radix.back() /= tile;
+  int64_t units = 1;
+  for (auto r : radix) {
+    units *= r;
+    if (units > (int64_t{1} << 22)) return makeError("too many units for this split");
+  }
+  b.lo.resize(units);
+  for (int64_t u = 0; u < units; ++u) {
+    std::vector<int64_t> lo(s.dims.size(), 0);
+    int64_t rest = u;
+    for (size_t i = outer.size(); i-- > 0;) {
+      lo[outer[i]] = rest % radix[i];
+      rest /= radix[i];
+    }
+    lo[outer.back()] *= tile;
+    b.lo[u] = std::move(lo);
+  }
+  b.description = "natural outer=[";
+  for (size_t i = 0; i < outer.size(); ++i) b.description += (i ? "," : "") + std::to_string(outer[i]);
+  b.description += "] tile=" + std::to_string(tile);
+  return b;
+}
+
+namespace {
+
+// The box (lo, ext) of the space whose image under `a` is exactly the set `slice`.
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> boxFromSlice(const IterationSpace& s, const TensorAccess& a,
+                                                                                  const LinearSlice& slice) {
+  size_t rank = s.dims.size();
+  std::vector<int64_t> lo(rank, 0), ext(rank, 1);
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < rank; ++d) {
+    if (a.coeff[d] < 0) return std::nullopt;
+    if (a.coeff[d] == 0) ext[d] = s.dims[d];  // the tensor does not vary here: the unit covers all of it
+    else dims.push_back(d);
+  }
+  std::stable_sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.coeff[x] < a.coeff[y]; });
+  LinearSlice sorted = sortedSlice(slice);
+  std::vector<std::pair<int64_t, int64_t>> rest;  // (extent, stride), innermost first
+  for (size_t i = sorted.shape.size(); i-- > 0;) rest.emplace_back(sorted.shape[i], sorted.strides[i]);
+  size_t next = 0;
+  for (size_t d : dims) {
+    if (next == rest.size() || rest[next].second > a.coeff[d]) continue;
+    auto& [n, st] = rest[next];
+    if (st != a.coeff[d]) return std::nullopt;
+    if (n <= s.dims[d]) {
+      ext[d] = n;
+      ++next;
+    } else if (n % s.dims[d] == 0) {
+      ext[d] = s.dims[d];
+      n /= s.dims[d];
+      st *= s.dims[d];
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (next != rest.size()) return std::nullopt;
+  int64_t rem = slice.offset - a.constant;
+  for (size_t i = dims.size(); i-- > 0;) {
+    size_t d = dims[i];
+    if (rem < 0) return std::nullopt;
+    lo[d] = rem / a.coeff[d];
+    if (lo[d] >= s.dims[d]) lo[d] = s.dims[d] - 1;
+    rem -= lo[d] * a.coeff[d];
+  }
+  if (rem != 0) return std::nullopt;
+  for (size_t d = 0; d < rank; ++d)
+    if (lo[d] + ext[d] > s.dims[d]) return std::nullopt;
+  return std::make_pair(lo, ext);
+}
+
+}  // namespace
+
+Expected<UnitBoxes> followBoxes(const IterationSpace& s, const TensorAccess& a, const TensorPlacement& placement) {
+  if (!a.wholeSpace(s.dims)) return makeError("an access to one piece of a concat cannot lead the unit mapping");
+  UnitBoxes b;
+  b.lo.resize(placement.size());
+  bool first = true;
+  for (size_t u = 0; u < placement.size(); ++u) {
+    if (!placement[u]) continue;
+    auto box = boxFromSlice(s, a, *placement[u]);
+    if (!box) return makeError("unit " + std::to_string(u) + "'s part of the tensor is not a box of this op's iteration space");
+    if (first) b.ext = box->second;
+    else if (box->second != b.ext) return makeError("units hold differently shaped parts of the tensor");
+    first = false;
+    b.lo[u] = std::move(box->first);
+    auto image = accessSlice(b, static_cast<int64_t>(u), a);
+    if (!image || sortedSlice(*image) != sortedSlice(*placement[u]))
+      return makeError("unit " + std::to_string(u) + "'s part of the tensor is not the image of a box");
+  }
+  if (first) return makeError("no unit holds any part of the tensor");
+  for (size_t d = 0; d < s.dims.size(); ++d)
+    if ((s.reduced[d] || s.whole[d]) && b.ext[d] != s.dims[d]) return makeError("a unit would hold only part of a reduction or a plane");
+  b.description = "follow";
+  return b;
+}
+
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> clipToRegion(const UnitBoxes& b, int64_t u, const TensorAccess& a) {
+  if (!b.lo[u]) return std::nullopt;
+  const auto& lo = *b.lo[u];
+  std::vector<int64_t> clo(lo.size()), cext(lo.size());
+  for (size_t d = 0; d < lo.size(); ++d) {
+    clo[d] = std::max(lo[d], a.lo[d]);
+    int64_t hi = std::min(lo[d] + b.ext[d], a.hi[d]);
+    if (hi <= clo[d]) return std::nullopt;
+    cext[d] = hi - clo[d];
+  }
+  return std::make_pair(clo, cext);
+}
+
+std::optional<LinearSlice> accessSlice(const UnitBoxes& b, int64_t u, const TensorAccess& a) {
+  auto clip = clipToRegion(b, u, a);
+  if (!clip) return std::nullopt;
+  std::vector<int64_t> shape, strides;
+  for (size_t d = 0; d < a.coeff.size(); ++d) {
+    if (a.coeff[d] == 0) continue;
+    shape.push_back(clip->second[d]);
+    strides.push_back(a.coeff[d]);
+  }
+  return canonicalSlice(a.offsetAt(clip->first), shape, strides);
+}
+
+TensorPlacement placementOf(const UnitBoxes& b, const TensorAccess& write) {
+  TensorPlacement p(b.lo.size());
+  for (int64_t u = 0; u < b.units(); ++u) p[u] = accessSlice(b, u, write);
+  return p;
+}
+
+}  // namespace gir::search
