@@ -1,8 +1,9 @@
 // Lowering a GIR-Graph to one AI Core's .asck program (issue 8, last point; ascend-kernels.md sections 1-2,
-// design.md section 9): units become loop iterations on the core, block and device syncs split the units
-// into phases (one loop nest after the other), per-unit slices become UB tiles (double-buffered), MTE2
-// loads GM -> UB, V computes in UB, MTE3 stores UB -> GM. The output has no sync lines: the insertion
-// pipeline (SyncInsertion.h) adds them and the oracle (AsckOracle.h) judges them.
+// design.md section 9): units become loop iterations on the core, syncs that data crosses units through
+// split the units into phases (one loop nest after the other), per-unit slices become UB tiles
+// (double-buffered), MTE2 loads GM -> UB, V computes in UB, MTE3 stores UB -> GM. The output has no sync
+// lines: the insertion pipeline (SyncInsertion.h) adds them and the oracle (AsckOracle.h) judges them.
+// Decisions and results: docs/ascend.md, "From GIR".
 //
 // Four stages, each a free function with an inspectable result:
 //   planUnitLoops  phases, unit segments and loop nests;
