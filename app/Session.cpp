@@ -1,6 +1,8 @@
 // The document behind the window: loading, lowering, the step API and the Ascend analysis.
 #include "app/Session.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include "core/gir/Json.h"
 #include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
@@ -110,7 +112,58 @@ void Session::setCheckedMode(bool on) {
   Q_EMIT girChanged();
 }
 
-void Session::refreshCandidates() { candidates_ = stepper_ ? stepper_->candidates(true) : std::vector<Candidate>{}; }
+// Each candidate applied to its own copy of the graph with the app's own rule objects (the stepper's
+// may be gone by the time this runs): what Stepper::candidates(true) computes, off the UI thread.
+static std::vector<Session::Prediction> predictAll(const Graph& g, const std::optional<HardwareDesc>& hw,
+                                                   const std::vector<std::pair<std::string, Site>>& sites) {
+  auto rules = allRules();
+  const HardwareDesc* h = hw ? &*hw : nullptr;
+  GraphCost now = computeCost(g, h);
+  std::vector<Session::Prediction> out(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const RewriteRule* rule = findRule(rules, sites[i].first);
+    Graph trial = g;
+    GraphEditor editor(trial);
+    if (!rule || !rule->apply(editor, sites[i].second)) continue;
+    GraphCost after = computeCost(trial, h);
+    out[i] = {after.modelledUs - now.modelledUs, after.dramBytes - now.dramBytes};
+  }
+  return out;
+}
+
+void Session::refreshCandidates() {
+  ++predictionRound_;
+  candidates_ = stepper_ ? stepper_->candidates(false) : std::vector<Candidate>{};
+  predictionsReady_ = candidates_.empty();
+  if (predictionsReady_) return;
+  std::vector<std::pair<std::string, Site>> sites;
+  for (const Candidate& c : candidates_) sites.emplace_back(std::string(c.rule->name()), c.site);
+  int round = predictionRound_;
+  auto* watcher = new QFutureWatcher<std::vector<Prediction>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, round] {
+    if (predictionWatcher_ == watcher) predictionWatcher_ = nullptr;
+    watcher->deleteLater();
+    takePredictions(round, watcher->result());
+  });
+  predictionWatcher_ = watcher;
+  watcher->setFuture(QtConcurrent::run([g = stepper_->graph(), hw = girHw_, sites = std::move(sites)] { return predictAll(g, hw, sites); }));
+}
+
+void Session::takePredictions(int round, const std::vector<Prediction>& p) {
+  if (round != predictionRound_ || predictionsReady_ || p.size() != candidates_.size()) return;  // stale
+  for (size_t i = 0; i < p.size(); ++i) {
+    candidates_[i].predictedDeltaUs = p[i].deltaUs;
+    candidates_[i].predictedDeltaDramBytes = p[i].deltaDramBytes;
+  }
+  predictionsReady_ = true;
+  Q_EMIT candidatesPredicted();
+}
+
+void Session::waitForPredictions() {
+  if (predictionsReady_ || !predictionWatcher_) return;
+  predictionWatcher_->waitForFinished();
+  takePredictions(predictionRound_, predictionWatcher_->result());
+}
 
 Expected<StepRecord> Session::applyCandidate(size_t i) {
   if (!stepper_ || i >= candidates_.size()) return makeError("no rewrite candidate " + std::to_string(i));

@@ -3,6 +3,7 @@
 // call its step API; they edit nothing themselves. Every failure comes back as a Diagnostic.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QObject>
 #include <memory>
 #include <optional>
@@ -26,6 +27,11 @@ class Session : public QObject {
   Q_OBJECT
 
  public:
+  struct Prediction {  // a candidate's predicted cost change
+    double deltaUs = 0;
+    int64_t deltaDramBytes = 0;
+  };
+
   explicit Session(QObject* parent = nullptr);
   ~Session() override;
 
@@ -59,7 +65,12 @@ class Session : public QObject {
   bool checkedMode() const { return checked_; }
   void setCheckedMode(bool on);  // rebuilds the stepper on the current graph's original
 
+  // The applicable rewrites; their predicted cost changes are computed on a worker thread (one graph
+  // copy per candidate is too slow for the UI thread on big graphs) and arrive with
+  // candidatesPredicted(); until then predictedDelta* are 0 and predictionsReady() is false.
   const std::vector<Candidate>& candidates() const { return candidates_; }
+  bool predictionsReady() const { return predictionsReady_; }
+  void waitForPredictions();  // blocks until the current candidates have their predictions
   // Applies candidate `i`; on failure the graph is unchanged and lastFailure() holds the rule's
   // explanation and what broke.
   Expected<StepRecord> applyCandidate(size_t i);
@@ -83,9 +94,11 @@ class Session : public QObject {
   void girChanged();    // a new graph or a step: canvas, cost and history refresh
   void hardwareChanged();
   void ascendChanged();
+  void candidatesPredicted();
 
  private:
   void refreshCandidates();
+  void takePredictions(int round, const std::vector<Prediction>& p);
   void rebuildStepper(const Graph& g);
 
   HardwareDesc hw_;
@@ -101,6 +114,9 @@ class Session : public QObject {
   bool checked_ = true;
   int generation_ = 0;
   std::vector<Candidate> candidates_;
+  bool predictionsReady_ = true;
+  int predictionRound_ = 0;
+  QFutureWatcher<std::vector<Prediction>>* predictionWatcher_ = nullptr;
   std::string lastFailure_;
   std::unique_ptr<viz::AscendKernel> ascend_;  // held by pointer: its trace points into its program
   std::string ascendPath_;

@@ -43,6 +43,7 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
   candidates_->setSelectionMode(QAbstractItemView::SingleSelection);
   candidates_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   connect(candidates_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { applyRow(row); });
+  connect(&session_, &Session::candidatesPredicted, this, &StepperPanel::fillPredictions);
 
   auto* buttons = new QHBoxLayout;
   apply_ = new QPushButton("Apply", this);
@@ -114,13 +115,11 @@ void StepperPanel::refresh() {
   candidates_->setRowCount(rows);
   for (int r = 0; r < rows; ++r) {
     const Candidate& c = cands[r];
-    QString delta = session_.girHardware() ? QString("%1 us, %2 B").arg(c.predictedDeltaUs, 0, 'g', 4).arg(c.predictedDeltaDramBytes)
-                                           : QString("%1 B").arg(c.predictedDeltaDramBytes);
     candidates_->setItem(r, 0, new QTableWidgetItem(QString::fromUtf8(c.rule->name().data(), static_cast<int>(c.rule->name().size()))));
     candidates_->setItem(r, 1, new QTableWidgetItem(QString::number(c.siteIndex)));
-    candidates_->setItem(r, 2, new QTableWidgetItem(delta));
     candidates_->setItem(r, 3, new QTableWidgetItem(QString::fromStdString(c.explanation)));
   }
+  fillPredictions();
   if (rows > 0) candidates_->selectRow(0);
   history_->addItem(QString("0: original  %1").arg(QString::fromStdString(session_.original().name)));
   for (size_t i = 0; i < st.history().size(); ++i) {
@@ -142,6 +141,19 @@ void StepperPanel::refresh() {
   jumpTo_->setRange(0, static_cast<int>(st.history().size()));
   jumpTo_->setValue(static_cast<int>(st.position()));
   buildCurve();
+}
+
+void StepperPanel::fillPredictions() {
+  if (!session_.hasGir()) return;
+  const auto& cands = session_.candidates();
+  int rows = std::min<int>(static_cast<int>(cands.size()), candidates_->rowCount());
+  for (int r = 0; r < rows; ++r) {
+    const Candidate& c = cands[r];
+    QString delta = !session_.predictionsReady() ? QString::fromUtf8("…")
+                    : session_.girHardware() ? QString("%1 us, %2 B").arg(c.predictedDeltaUs, 0, 'g', 4).arg(c.predictedDeltaDramBytes)
+                                             : QString("%1 B").arg(c.predictedDeltaDramBytes);
+    candidates_->setItem(r, 2, new QTableWidgetItem(delta));
+  }
 }
 
 void StepperPanel::buildCurve() {

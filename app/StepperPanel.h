@@ -46,6 +46,7 @@ class StepperPanel : public QWidget {
 
  private:
   void buildCurve();
+  void fillPredictions();
 
   Session& session_;
   QTableWidget* candidates_;

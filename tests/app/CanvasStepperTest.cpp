@@ -82,6 +82,16 @@ TEST_CASE("apply a rewrite: canvas, cost and history update; undo restores the p
   CHECK(live == static_cast<int>(s.graph().liveNodeCount()));
   test::saveScreenshot(w.get(), "stepper_shufflenet_step1");
 
+  // The predictions computed on the worker thread are the stepper's own.
+  s.waitForPredictions();
+  REQUIRE(s.predictionsReady());
+  auto reference = s.stepper().candidates(true);
+  REQUIRE(reference.size() == s.candidates().size());
+  for (size_t i = 0; i < reference.size(); ++i) {
+    CHECK(s.candidates()[i].predictedDeltaDramBytes == reference[i].predictedDeltaDramBytes);
+    CHECK(s.candidates()[i].predictedDeltaUs == Approx(reference[i].predictedDeltaUs));
+  }
+
   REQUIRE(s.undo());
   CHECK(printGraph(s.graph()) == original);
   CHECK(s.stepper().position() == 0);
