@@ -94,17 +94,15 @@ int runAscendLower(const CommandArgs& argv) {
     auto st = writeOutput(args->option("o"), printLowering(*low));
     return st ? kExitOk : reportBadInput(st.error());
   }
-  InsertOptions ins;
-  ins.flags = target->flags;
-  auto res = insertSync(low->program, ins);
-  if (!res) return reportBadInput(res.error());
-  OracleReport rep = runOracle(res->output, *target, normativeOracleOptions());
-  const InsertStats& is = res->stats;
-  std::string summary = formatOracleReport(rep, low->program.name) + "  insertion: " + std::to_string(is.deps) + " dependencies, " +
-                        std::to_string(is.virtualIds) + " virtual IDs, " + std::to_string(is.physicalMaxPerPair) +
+  auto run = lowerInsertAndJudge(src->graph, opt, *target, normativeOracleOptions());
+  if (!run) return reportBadInput(run.error());
+  const OracleReport& rep = run->report;
+  const InsertStats& is = run->inserted.stats;
+  std::string summary = formatOracleReport(rep, run->lowering.program.name) + "  insertion: " + std::to_string(is.deps) +
+                        " dependencies, " + std::to_string(is.virtualIds) + " virtual IDs, " + std::to_string(is.physicalMaxPerPair) +
                         " physical on the busiest pipe pair, " + std::to_string(is.millis) + " ms\n";
-  AsckLowering shown = *low;
-  shown.program = res->output;
+  AsckLowering shown = run->lowering;
+  shown.program = run->inserted.output;
   if (auto st = writeOutput(args->option("o"), printLowering(shown)); !st) return reportBadInput(st.error());
   if (args->has("stats") || !rep.correct) std::cerr << summary;
   return rep.correct ? kExitOk : kExitFinding;

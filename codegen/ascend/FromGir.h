@@ -36,6 +36,8 @@ struct FromGirOptions {
   std::string target = "ascend910";  // the kernel's `target` line
   PhaseSplit phases = PhaseSplit::Data;
   bool doubleBuffer = true;          // per-unit UB tiles get two slots when their loop runs 2+ iterations
+  // lowerInsertAndJudge: when the flags ran short (merges), also try one slot and keep the faster program.
+  bool keepFasterBuffering = true;
   int64_t ubCapacityBytes = 262144;  // UB of one AI Core (hardware/ascend910.json level "ub")
   // cycles= from bytes: the pipe's fixed latency plus bytes / rate; false keeps the pipes' defaults.
   bool sizedCycles = true;
@@ -170,7 +172,9 @@ struct FromGirRun {
 };
 
 // Lowers, checks the lowering (checkLowering), inserts set/wait and runs the oracle. An error is a GIR the
-// mapping cannot express, a failed check or a failed insertion; an oracle violation is in the report.
+// mapping cannot express, a failed check or a failed insertion; an oracle violation is in the report. With
+// keepFasterBuffering, a double-buffered program whose insertion had to merge flags is compared with the
+// single-buffered one, and the one with fewer simulated cycles is kept (a note says so).
 Expected<FromGirRun> lowerInsertAndJudge(const Graph& g, const FromGirOptions& opt, const Target& target,
                                          const OracleOptions& oracle);
 

@@ -250,6 +250,31 @@ TEST_CASE("double buffering lets the next unit's load overlap this unit's comput
   CHECK(one->report.cyclesMean > 1024 * (129 + 33) * 0.98);
 }
 
+TEST_CASE("when 4 flags force merges, the faster of one and two UB slots is kept", "[ascend][from-gir]") {
+  Graph g = parseOrFail(sourcePath("tests/golden/ascend-from-gir/layernorm_fused.gir"));
+  Target t910 = gir::test::targetOrFail("ascend910");
+  FromGirOptions forced;
+  forced.keepFasterBuffering = false;
+  auto dbl = lowerInsertAndJudge(g, forced, t910, normativeOracleOptions());
+  auto kept = lowerInsertAndJudge(g, {}, t910, normativeOracleOptions());
+  REQUIRE(dbl.ok());
+  REQUIRE(kept.ok());
+  REQUIRE(dbl->report.correct);
+  REQUIRE(kept->report.correct);
+  CHECK(dbl->inserted.stats.merges > 0);
+  CHECK_FALSE(kept->lowering.layout.doubleBuffered);
+  CHECK(kept->report.cyclesMean < dbl->report.cyclesMean);
+  CHECK_THAT(kept->lowering.notes.back(), Catch::Contains("double buffering dropped: with 4 flags per pipe pair"));
+  // With 8 flags nothing merges: the two slots stay and run far faster than the merged ones. (They do not beat
+  // one slot here: this fused kernel is bound by its V chain, not by the loads a second slot would overlap.)
+  auto wide = lowerInsertAndJudge(g, {}, gir::test::targetOrFail("ascend910b"), normativeOracleOptions());
+  REQUIRE(wide.ok());
+  CHECK(wide->report.correct);
+  CHECK(wide->inserted.stats.merges == 0);
+  CHECK(wide->lowering.layout.doubleBuffered);
+  CHECK(wide->report.cyclesMean * 2 < dbl->report.cyclesMean);
+}
+
 TEST_CASE("UB budget: double buffering is dropped before the lowering gives up", "[ascend][from-gir]") {
   Graph g = parseOrFail(sourcePath("tests/golden/gir/relu.gir"));  // two per-unit UB buffers of 32 bytes
   FromGirOptions opt;
