@@ -66,6 +66,9 @@ Expected<RunOptions> runOptions(const Args& a) {
   o.json = a.has("json");
   o.emit = a.has("emit");
   o.launch.compile.cacheDir = a.option("cache", "");
+  std::string opt = a.option("opt", "O3");
+  if (opt != "O0" && opt != "O1" && opt != "O2" && opt != "O3") return makeError("--opt expects O0, O1, O2 or O3, got '" + opt + "'");
+  o.launch.compile.optLevel = "-" + opt;
   for (const char* name : {"threads", "subgraph"}) {
     if (!a.hasOption(name)) continue;
     std::string v = a.option(name);
@@ -252,16 +255,15 @@ Expected<RunResults> runModel(const std::string& input, const HardwareDesc& hw, 
         auto ref = referenceCase(*model, sub, *c.lowered, 1);
         if (!ref) return ref.takeError();
         if (auto st = runGraph(c.lowered->gir, &*ref, hw, o, r); !st) return st.takeError();
-      } else if (firstReason.empty() && c.planner != "xla" && c.planner != "tvm") {
+      } else if (firstReason.empty()) {
         firstReason = c.skipReason;
       }
       res.runs.push_back(std::move(r));
     }
   }
   if (!anyLowered)
-    return makeError("no candidate of this model can be lowered yet (" + (firstReason.empty() ? std::string("no planner selected lowers") : firstReason) +
-                     "); lowerable now: the row-wise scenarios softmax, layernorm, rmsnorm, gelu, silu, row_reduction, "
-                     "bert_bias_residual_layernorm", where);
+    return makeError("no candidate of this model could be lowered to a valid GIR-Graph (" +
+                     (firstReason.empty() ? std::string("no planner selected") : firstReason) + ")", where);
   return res;
 }
 
@@ -294,7 +296,7 @@ void printText(const HardwareDesc& hw, double streamCopy, bool calibrated, const
 }  // namespace
 
 int runRun(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out"},
+  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out", "opt"},
                         {"measure", "calibrate", "json", "emit"});
   if (!args) return reportBadInput(args.error());
   if (args->positional.size() != 1)

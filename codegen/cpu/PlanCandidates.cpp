@@ -1,9 +1,7 @@
 // Candidate GIR-Graphs per planner (see PlanCandidates.h): the planner plumbing in one function.
 #include "codegen/cpu/PlanCandidates.h"
 
-#include "core/gir/Validity.h"
-#include "rewrite/GreedyOptimizer.h"
-#include "search/templates/RowLowering.h"
+#include "search/ModelPlanner.h"
 
 namespace gir::codegen::cpu {
 
@@ -14,53 +12,34 @@ const std::vector<std::string>& plannerNames() {
 
 namespace {
 
-// Template variants measured per planner: who owns how many rows, and how many units share a block.
-const search::RowTemplateParams kVariants[] = {{1, 4}, {1, 1}, {2, 1}};
-
-std::string variantName(const search::RowTemplateParams& p) {
-  return "rows/unit=" + std::to_string(p.rowsPerUnit) + " block=" + std::to_string(p.unitsPerBlock);
-}
-
-PlanCandidate lowerOne(const compute::Graph& model, const compute::Subgraph& sub, const HardwareDesc& hw, const std::string& planner,
-                       const search::RowTemplateParams& params) {
-  PlanCandidate c{planner, variantName(params), std::nullopt, ""};
-  auto lowered = search::lowerRowwise(model, sub, hw, params);
-  if (!lowered) {
-    c.skipReason = "not lowerable by the row templates yet: " + lowered.error().str();
-    return c;
-  }
-  if (planner == "gir") {
-    Stepper stepper(lowered->gir, hw, /*checked=*/false, 1, /*recordCosts=*/false);
-    GreedyResult r = runGreedy(stepper);
-    if (r.stop == StopReason::StepFailed) {
-      c.skipReason = "the greedy optimizer failed: " + r.failure;
-      return c;
-    }
-    lowered->gir = stepper.graph().compacted();
-  }
-  // Only valid graphs are candidates: e.g. more rows per unit can overflow the unit-scope level.
-  ValidityReport v = checkValidity(lowered->gir, randomInputs(lowered->gir, 1));
-  if (!v.valid()) {
-    c.skipReason = "the lowered graph is not valid on " + hw.name + ": " + v.str();
-    return c;
-  }
-  c.lowered = std::move(*lowered);
-  return c;
-}
+// Template variants measured per planner: units per block (the CPU's scratch-sharing group).
+constexpr int64_t kUnitsPerBlock[] = {4, 1};
 
 }  // namespace
 
+// The planners' plans from search/ModelPlanner.h (the GIR template search, and the baselines' kernel
+// groups lowered with the same templates), each validated there (verifier, memory-model checker,
+// reference evaluator); an invalid or failed plan is a skip with the planner's reason.
 std::vector<PlanCandidate> planCandidates(const compute::Graph& model, const compute::Subgraph& sub, const HardwareDesc& hw,
                                           const std::vector<std::string>& planners) {
   std::vector<PlanCandidate> out;
-  for (const std::string& planner : planners) {
-    if (planner == "xla" || planner == "tvm") {
-      out.push_back({planner, "", std::nullopt,
-                     "the " + planner + "-like plan has no GIR lowering yet: its fusion groups need the general template "
-                     "lowering (search), which is not in the build"});
+  for (int64_t block : kUnitsPerBlock) {
+    std::string variant = "units/block=" + std::to_string(block);
+    search::PlanRequest request;
+    request.planners = planners;
+    request.search.unitsPerBlock = block;
+    auto plans = search::planSubgraph(model, sub, 0, hw, request);
+    if (!plans) {
+      for (const std::string& p : planners) out.push_back({p, variant, std::nullopt, "planning failed: " + plans.error().str()});
       continue;
     }
-    for (const auto& params : kVariants) out.push_back(lowerOne(model, sub, hw, planner, params));
+    for (const search::PlannerResult& r : plans->planners) {
+      if (!r.valid) {
+        out.push_back({r.planner, variant, std::nullopt, "the planner's GIR-Graph is not valid: " + r.problem});
+        continue;
+      }
+      out.push_back({r.planner, variant, r.lowered.lowered, ""});
+    }
   }
   return out;
 }

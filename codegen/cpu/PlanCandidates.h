@@ -1,9 +1,7 @@
 // The candidate GIR-Graphs of one memory-bound subgraph, per planner, for `gir run`, the tests and
-// the benchmark. This is the one place that turns a planner's choice into a lowered subgraph: today
-// it uses the row templates (search/templates/RowLowering.h) — `eager` is the per-op lowering (one
-// kernel per op, as PyTorch eager runs it), `gir` is that graph after the greedy optimizer — and
-// reports the xla-like and tvm-like plans as not yet lowerable. When the general template lowering
-// and search land, only planCandidates() changes.
+// the benchmark. This is the one place that turns a planner's choice into a lowered subgraph: the
+// planners of search/ModelPlanner.h (gir: the template search; eager, xla, tvm: their kernel groups
+// lowered with the same templates), in two variants (units per block 4 and 1).
 #pragma once
 
 #include <optional>
@@ -19,7 +17,7 @@ namespace gir::codegen::cpu {
 
 struct PlanCandidate {
   std::string planner;  // gir | eager | xla | tvm
-  std::string variant;  // the template parameters, e.g. "rows/unit=1 block=4"
+  std::string variant;  // the template parameters, e.g. "units/block=4"
   std::optional<search::LoweredSubgraph> lowered;
   std::string skipReason;  // when not lowered: why, naming the scenario's op or the missing piece
 };

@@ -62,10 +62,8 @@ TEST_CASE("row-wise scenarios: eager and gir candidates on the CPU match the ref
       int64_t eagerBytes = 0, girBytes = 0;
       for (const PlanCandidate& c : candidates) {
         INFO(c.planner << " " << c.variant << " " << c.skipReason);
-        if (!c.lowered) {  // a variant that does not fit (rows per unit, capacity); the first always lowers
-          CHECK(c.variant != candidates.front().variant);
-          continue;
-        }
+        INFO(c.skipReason);
+        REQUIRE(c.lowered);
         // Every variant for softmax, the first variant elsewhere: bounds the test's compile time.
         if (std::string(name) != "softmax" && c.variant != candidates.front().variant) continue;
         const Graph& g = c.lowered->gir;
@@ -84,9 +82,9 @@ TEST_CASE("row-wise scenarios: eager and gir candidates on the CPU match the ref
         CHECK(vsInterp->close);
         if (c.variant == candidates.front().variant) (c.planner == "gir" ? girBytes : eagerBytes) = deviceAccessBytes(g);
       }
-      // The greedy optimizer's graph moves fewer DRAM bytes than the per-op graph.
+      // The GIR planner's graph moves no more DRAM bytes than the eager plan's.
       CHECK(girBytes > 0);
-      CHECK(girBytes < eagerBytes);
+      CHECK(girBytes <= eagerBytes);
     }
   }
 }
@@ -98,7 +96,7 @@ TEST_CASE("the instrumented build moves exactly the cost model's DRAM bytes", "[
     INFO(name);
     Loaded s = load(name, *hw);
     for (const PlanCandidate& c : planCandidates(s.model, s.pre.subgraphs[0], *hw, {"eager", "gir"})) {
-      if (!c.lowered || c.variant != "rows/unit=1 block=4") continue;
+      if (!c.lowered || c.variant != "units/block=4") continue;
       INFO(c.planner);
       const Graph& g = c.lowered->gir;
       auto k = CompiledKernel::build(g, test::cpuTestOptions(/*instrument=*/true));
