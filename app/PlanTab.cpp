@@ -16,6 +16,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/Session.h"
 
@@ -63,6 +64,7 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
 }
 
 void PlanTab::refresh() {
+  ++round_;  // a lowering still running belongs to the previous model or hardware
   diffs_->clear();
   resetWhatIf();
   plans_.reset();
@@ -78,19 +80,51 @@ void PlanTab::refresh() {
     return;
   }
   plans_ = *plans;
+  lowered_.reset();
   showPlans(*plans_, nullptr);
+  startLowered();
+}
+
+void PlanTab::startLowered() {
+  int round = ++round_;
+  auto* watcher = new QFutureWatcher<std::shared_ptr<Expected<viz::ModelPlans>>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, round] {
+    watcher->deleteLater();
+    if (loweredWatcher_ == watcher) loweredWatcher_ = nullptr;
+    if (round != round_) return;  // the model or hardware changed meanwhile
+    auto r = watcher->result();
+    if (!*r) {
+      note_->setText(note_->text() + "<br><b>GIR planner</b>: " + QString::fromStdString(r->error().str()).toHtmlEscaped());
+      Q_EMIT loweredPlansReady(false);
+      return;
+    }
+    lowered_ = r->value();
+    if (diffs_->count() == 0) showPlans(*lowered_, nullptr);
+    Q_EMIT loweredPlansReady(true);
+  });
+  loweredWatcher_ = watcher;
+  watcher->setFuture(QtConcurrent::run([g = session_.model(), pre = session_.preprocessed(), hw = session_.hardware()] {
+    return std::make_shared<Expected<viz::ModelPlans>>(viz::planModelLowered(g, pre, hw));
+  }));
 }
 
 void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* whatIf) {
-  note_->setText(QString("%1 memory-bound subgraph(s) on %2; minimal DRAM bytes %3. Modelled time = DRAM bytes / bandwidth + kernels x launch cost.")
+  QString how = plans.lowered ? "Every plan lowered to GIR with the same templates and validated; modelled time from the GIR cost model."
+                               : "Analytic baseline plans (the GIR planner's row follows when its search finishes): modelled time = DRAM bytes / "
+                                 "bandwidth + kernels x launch cost.";
+  note_->setText(QString("%1 memory-bound subgraph(s) on %2; minimal DRAM bytes %3. %4")
                      .arg(plans.subgraphs)
                      .arg(QString::fromStdString(plans.target))
-                     .arg(plans.minimalBytes));
+                     .arg(plans.minimalBytes)
+                     .arg(how));
   int rows = static_cast<int>(plans.planners.size()) * (whatIf ? 2 : 1);
   table_->setRowCount(rows);
   auto fill = [&](int row, const viz::PlannerTotals& t, const viz::ModelPlans& p, const QString& suffix) {
     double ratio = p.minimalBytes > 0 ? static_cast<double>(t.dramBytes) / static_cast<double>(p.minimalBytes) : 0;
-    table_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(t.planner) + suffix));
+    QString name = QString::fromStdString(t.planner) + suffix + (t.valid ? "" : " (NOT VALID)");
+    auto* item = new QTableWidgetItem(name);
+    if (!t.valid) item->setToolTip(QString::fromStdString(t.problem));
+    table_->setItem(row, 0, item);
     table_->setItem(row, 1, new QTableWidgetItem(QString::number(t.kernels)));
     table_->setItem(row, 2, new QTableWidgetItem(QString::number(t.dramBytes)));
     table_->setItem(row, 3, new QTableWidgetItem(QString::number(ratio, 'f', 2)));
@@ -141,6 +175,7 @@ void PlanTab::resetWhatIf() { editor_->setPlainText(QString::fromStdString(hardw
 
 bool PlanTab::replanWhatIf() {
   diffs_->clear();
+  if (plans_) showPlans(*plans_, nullptr);  // the what-if compares analytic plans
   if (!session_.hasModel() || !plans_) {
     Q_EMIT error("What-if", "Open a model first: the what-if re-plans the open model.");
     return false;

@@ -1,9 +1,13 @@
-// The plan explorer (design.md section 11): the baseline plans of the open model (eager, XLA-like,
-// TVM-like) — kernels, DRAM bytes, modelled time — as a table and a Qt Charts bar chart, and a
-// hardware what-if editor: edit a copy of the hardware JSON, re-plan, see what changed.
+// The plan explorer (design.md section 11): the plans of the open model — at once the baselines'
+// analytic plans (eager, XLA-like, TVM-like), then, from a worker thread, every planner lowered to
+// GIR and validated with the GIR planner's row first (search/ModelPlanner.h) — kernels, DRAM bytes,
+// modelled time as a table and a Qt Charts bar chart; and a hardware what-if editor: edit a copy of
+// the hardware JSON, re-plan (analytic baselines), see what changed.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QWidget>
+#include <memory>
 #include <optional>
 
 #include "core/compute/Preprocess.h"
@@ -36,9 +40,12 @@ class PlanTab : public QWidget {
   QListWidget* differences() const { return diffs_; }
   QChartView* chart() const { return chart_; }
   const std::optional<viz::ModelPlans>& plans() const { return plans_; }
+  const std::optional<viz::ModelPlans>& loweredPlans() const { return lowered_; }
+  bool loweringPending() const { return loweredWatcher_ != nullptr; }
 
  Q_SIGNALS:
   void error(const QString& title, const QString& message);
+  void loweredPlansReady(bool ok);
 
  private:
   void showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* whatIf);
@@ -50,7 +57,10 @@ class PlanTab : public QWidget {
   QPushButton *replan_, *reset_;
   QListWidget* diffs_;
   QLabel* note_;
-  std::optional<viz::ModelPlans> plans_;
+  std::optional<viz::ModelPlans> plans_, lowered_;
+  int round_ = 0;
+  QFutureWatcher<std::shared_ptr<Expected<viz::ModelPlans>>>* loweredWatcher_ = nullptr;
+  void startLowered();
 };
 
 }  // namespace gir::app

@@ -6,11 +6,14 @@
 #include "core/gir/Json.h"
 #include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
+#include "search/GirSearch.h"
 
 namespace gir::app {
 
 Expected<search::LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw) {
-  return search::lowerRowwise(g, sub, hw, search::RowTemplateParams{});
+  auto found = search::searchTemplates(g, sub, hw);
+  if (!found) return found.takeError();
+  return std::move(found->lowered);
 }
 
 static HardwareDesc defaultHardware() {

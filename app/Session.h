@@ -14,13 +14,14 @@
 #include "core/hw/HardwareDesc.h"
 #include "rewrite/GreedyOptimizer.h"
 #include "rewrite/Stepper.h"
-#include "search/templates/RowLowering.h"
+#include "search/templates/LoweredSubgraph.h"
 #include "viz/AscendTimeline.h"
 
 namespace gir::app {
 
-// The lowering of one memory-bound subgraph to a GIR-Graph: the one place the app calls it, so the
-// general template lowering replaces the row templates here.
+// The lowering of one memory-bound subgraph to a GIR-Graph: the one place the app calls it. The GIR
+// planner's template search picks one template per op; the app opens that per-op lowering (kernels
+// joined by device syncs) so the user steps the rewrites the search ran.
 Expected<search::LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw);
 
 class Session : public QObject {

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "search/ModelPlanner.h"
 #include "search/baselines/PlanModel.h"
 #include "search/baselines/Planners.h"
 
@@ -31,6 +32,29 @@ Expected<ModelPlans> planModel(const compute::Graph& g, const compute::Preproces
     }
   }
   for (PlannerTotals& t : out.planners) t.modelledUs = modelledPlanUs(t.kernels, t.dramBytes, hw);
+  return out;
+}
+
+Expected<ModelPlans> planModelLowered(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw) {
+  auto plans = search::planModel(g, pre, hw, search::PlanRequest{});
+  if (!plans) return plans.takeError();
+  ModelPlans out;
+  out.lowered = true;
+  out.target = hw.name;
+  out.subgraphs = pre.subgraphs.size();
+  for (const std::string& name : search::plannerNames()) out.planners.push_back({name, 0, 0, 0, true, ""});
+  for (const search::SubgraphPlans& sp : *plans) {
+    out.minimalBytes += sp.minimalBytes;
+    for (PlannerTotals& t : out.planners) {
+      const search::PlannerResult* r = sp.find(t.planner);
+      if (!r) continue;
+      t.kernels += r->lowered.cost.kernels;
+      t.dramBytes += r->lowered.cost.dramBytes;
+      t.modelledUs += r->lowered.cost.modelledUs;
+      if (!r->valid && t.valid) t.problem = "subgraph " + std::to_string(sp.index) + ": " + r->problem;
+      t.valid = t.valid && r->valid;
+    }
+  }
   return out;
 }
 

@@ -17,10 +17,13 @@ struct PlannerTotals {
   std::string planner;
   int64_t kernels = 0;
   int64_t dramBytes = 0;
-  double modelledUs = 0;  // DRAM bytes / DRAM bandwidth + kernels x launch cost
+  double modelledUs = 0;  // analytic: DRAM bytes / DRAM bandwidth + kernels x launch cost; lowered: the GIR cost model
+  bool valid = true;      // lowered: every subgraph's GIR passed verifier, memory checker and reference evaluator
+  std::string problem;    // lowered: the first subgraph's reason when not valid
 };
 
 struct ModelPlans {
+  bool lowered = false;  // false: the baselines' analytic plans; true: every planner lowered to GIR, "gir" first
   std::string target;
   size_t subgraphs = 0;
   int64_t minimalBytes = 0;  // the lower bound summed over subgraphs
@@ -31,7 +34,10 @@ struct ModelPlans {
 // restricted to what a baseline plan states).
 double modelledPlanUs(int64_t kernels, int64_t dramBytes, const HardwareDesc& hw);
 
+// The baselines' analytic plans (fast: no lowering).
 Expected<ModelPlans> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw);
+// Every planner, the GIR planner first, lowered to GIR and validated (search/ModelPlanner.h; seconds).
+Expected<ModelPlans> planModelLowered(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw);
 
 // One line per difference between two runs of the same model on two hardware descriptions.
 std::vector<std::string> whatIfDifferences(const compute::Graph& g, const compute::PreprocessResult& beforePre,

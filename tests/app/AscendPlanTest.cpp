@@ -59,13 +59,27 @@ TEST_CASE("plan explorer: three baseline rows and bars; the what-if editor re-pl
   REQUIRE(bars.size() == 1);
   CHECK(static_cast<QBarSeries*>(bars[0])->barSets().size() == 1);
   CHECK(static_cast<QBarSeries*>(bars[0])->barSets()[0]->count() == 3);
+  // Then every planner lowered to GIR, the GIR planner first: on ShuffleNet it reaches the minimal bytes.
+  QSignalSpy lowered(p, &PlanTab::loweredPlansReady);
+  REQUIRE((lowered.count() > 0 || lowered.wait(120000)));
+  REQUIRE(lowered.front().front().toBool());
+  REQUIRE(p->loweredPlans().has_value());
+  CHECK(p->table()->rowCount() == 4);
+  CHECK(p->table()->item(0, 0)->text() == "gir");
+  const auto& gir = p->loweredPlans()->planners.front();
+  CHECK(gir.valid);
+  CHECK(gir.kernels == 1);
+  CHECK(gir.dramBytes == p->loweredPlans()->minimalBytes);
+  for (const auto& t : p->loweredPlans()->planners) CHECK(t.dramBytes >= gir.dramBytes);
+  w->tabs()->setCurrentWidget(p);
+  test::saveScreenshot(w.get(), "plans_shufflenet_gir");
   // Halve the DRAM bandwidth in the copy: the session's hardware stays, the modelled times change.
   auto json = nlohmann::json::parse(p->whatIfText().toStdString());
   for (auto& l : json["levels"])
     if (l["scope"] == "device") l["bandwidth_gbs"] = l["bandwidth_gbs"].get<double>() / 2;
   p->setWhatIfText(QString::fromStdString(json.dump(1)));
   REQUIRE(p->replanWhatIf());
-  CHECK(p->table()->rowCount() == 6);
+  CHECK(p->table()->rowCount() == 6);  // the analytic baselines, before and after the edit
   bool modelled = false;
   for (int i = 0; i < p->differences()->count(); ++i) modelled |= p->differences()->item(i)->text().contains("modelled");
   CHECK(modelled);
