@@ -138,7 +138,7 @@ class TemplateSearch {
     }
     std::vector<UnitBoxes> tried;
     bool followed = false;
-    for (const auto& t : options_[i]) {
+    for (const auto& t : ordered(state, i)) {
       if (!dominated(t, followed) && admit(state, t, tried)) {
         followed = followed || t.kind == OpTemplate::Kind::Follow;
         dfs(state);
@@ -147,6 +147,24 @@ class TemplateSearch {
         stats_.pruned += combosFrom(i + 1);
       }
     }
+  }
+
+  // Follows first; then natural splits with as many units as the op before (so its boxes can line
+  // up with its neighbours' and merge); then the rest by fewer units (bigger boxes: a reduction
+  // or a row-wise neighbour can still follow them).
+  std::vector<OpTemplate> ordered(const TemplateState& state, size_t i) const {
+    std::vector<OpTemplate> out = options_[i];
+    int64_t previous = state.size() == 0 ? -1 : state.boxes(state.size() - 1).units();
+    const auto& dims = state.space(i).dims;
+    auto key = [&](const OpTemplate& t) -> std::pair<int, int64_t> {
+      if (t.kind == OpTemplate::Kind::Follow) return {0, 0};
+      int64_t n = 1;
+      for (int d : t.outer) n *= dims[d];
+      n /= t.tile;
+      return {n == previous ? 1 : 2, n};
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const OpTemplate& a, const OpTemplate& b) { return key(a) < key(b); });
+    return out;
   }
 
   // Dominance: once an op follows one of its producers, its natural splits are not tried. Following
@@ -186,7 +204,7 @@ class TemplateSearch {
       for (auto& partial : frontier) {
         std::vector<UnitBoxes> tried;
         bool followed = false;
-        for (const auto& t : options_[i]) {
+        for (const auto& t : ordered(partial, i)) {
           if (dominated(t, followed) || !admit(partial, t, tried)) {
             stats_.pruned += combosFrom(i + 1);
             continue;

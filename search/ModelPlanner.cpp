@@ -62,7 +62,7 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
 Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanProblem& p,
                                 const std::vector<PlannerResult>& baselines, const PlanRequest& req, SearchStats& stats) {
   std::vector<PlannerResult> candidates;
-  auto whole = lowerPartition(g, sub, hw, {sub.ops}, req.search);
+  auto whole = lowerPartition(g, sub, hw, KernelGroups{{sub.ops}, {sub.outputs}}, req.search);
   std::string wholeError;
   if (whole) {
     stats = whole->stats;

@@ -15,8 +15,8 @@ namespace {
 bool contains(const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(), v.end(), t) != v.end(); }
 
 // The group as a subgraph: what it reads from outside, and what others (or the model) need of it.
-compute::Subgraph groupSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const std::vector<std::vector<OpId>>& groups,
-                                size_t gi) {
+compute::Subgraph groupSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const KernelGroups& kg, size_t gi) {
+  const auto& groups = kg.ops;
   std::set<OpId> mine(groups[gi].begin(), groups[gi].end());
   compute::Subgraph fs;
   std::set<TensorId> produced;
@@ -28,7 +28,17 @@ compute::Subgraph groupSubgraph(const compute::Graph& g, const compute::Subgraph
   for (OpId id : fs.ops)
     for (TensorId t : g.op(id).inputs)
       if (!produced.count(t) && !contains(fs.inputs, t)) fs.inputs.push_back(t);
+  auto exportedElsewhere = [&](TensorId t) {
+    for (size_t gj = 0; gj < kg.exports.size(); ++gj)
+      if (gj != gi && contains(kg.exports[gj], t)) return true;
+    return false;
+  };
   for (TensorId t : produced) {
+    if (gi < kg.exports.size() && contains(kg.exports[gi], t)) {
+      fs.outputs.push_back(t);
+      continue;
+    }
+    if (exportedElsewhere(t)) continue;
     bool needed = contains(sub.outputs, t);
     for (size_t gj = 0; gj < groups.size() && !needed; ++gj) {
       if (gj == gi) continue;
@@ -140,13 +150,14 @@ class Joiner {
 }  // namespace
 
 Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
-                                     const std::vector<std::vector<OpId>>& groups, const SearchOptions& options) {
+                                     const KernelGroups& kg, const SearchOptions& options) {
+  const auto& groups = kg.ops;
   LoweredPlan plan;
   plan.groups = groups;
   Joiner join(g, sub, options.unitsPerBlock);
   std::set<std::string> used;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
-    compute::Subgraph fs = groupSubgraph(g, sub, groups, gi);
+    compute::Subgraph fs = groupSubgraph(g, sub, kg, gi);
     SearchOptions o = options;
     o.lowering.graphName = sub.ops.empty() ? "plan" : g.name;
     o.lowering.bufferName = [&g, &fs](TensorId t) {
@@ -156,13 +167,16 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
     auto found = searchTemplates(g, fs, hw, o);
     if (!found) {
       Diagnostic d = found.error();
-      d.message = "kernel " + std::to_string(gi) + ": " + d.message;
+      std::string ops;
+      for (OpId id : fs.ops) ops += (ops.empty() ? "" : ", ") + g.op(id).name;
+      d.message = "kernel " + std::to_string(gi) + " (" + ops + "): " + d.message;
       return d;
     }
     plan.stats.explored += found->stats.explored;
     plan.stats.pruned += found->stats.pruned;
     plan.stats.infeasible += found->stats.infeasible;
     plan.stats.seconds += found->stats.seconds;
+    plan.templates.push_back(found->choice);
     join.add(found->lowered, found->optimized);
   }
   plan.lowered = join.finish();
@@ -170,17 +184,22 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
   return plan;
 }
 
-std::vector<std::vector<OpId>> planGroups(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const Plan& plan) {
-  std::vector<std::vector<OpId>> groups;
+KernelGroups planGroups(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const Plan& plan) {
+  KernelGroups kg;
+  auto& groups = kg.ops;
   std::map<OpId, size_t> first;  // op -> first group holding it
   for (const auto& k : plan.kernels) {
     std::vector<OpId> ops;
+    std::vector<TensorId> exports;
     for (int inst : k.instances) {
-      OpId op = p.node(inst).op;
-      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+      const PlanNode& n = p.node(inst);
+      if (std::find(ops.begin(), ops.end(), n.op) == ops.end()) ops.push_back(n.op);
+      TensorId t = g.op(n.op).outputs[n.output];
+      if (contains(k.outputs, p.aliasRoot[index(t)]) && !contains(exports, t)) exports.push_back(t);
     }
     for (OpId op : ops) first.emplace(op, groups.size());
     groups.push_back(std::move(ops));
+    kg.exports.push_back(std::move(exports));
   }
   // Ops no kernel holds (reshapes, broadcasts run as views): with their first consumer, else
   // with their producer, else alone; later ops first so a chain of them follows its consumer.
@@ -198,13 +217,16 @@ std::vector<std::vector<OpId>> planGroups(const compute::Graph& g, const compute
     if (!home) {
       home = groups.size();
       groups.emplace_back();
+      kg.exports.emplace_back();
     }
     groups[*home].push_back(*it);
+    for (TensorId t : g.op(*it).outputs)
+      if (contains(sub.outputs, t)) kg.exports[*home].push_back(t);
     first.emplace(*it, *home);
   }
   for (auto& grp : groups)
     std::sort(grp.begin(), grp.end(), [](OpId a, OpId b) { return index(a) < index(b); });
-  return groups;
+  return kg;
 }
 
 }  // namespace gir::search

@@ -23,17 +23,25 @@ struct LoweredPlan {
   LoweredSubgraph lowered;  // `gir` is the joined, per-group-optimized graph
   GraphCost cost;
   std::vector<std::vector<compute::OpId>> groups;
+  std::vector<std::vector<OpTemplate>> templates;  // per group, per op of the group in graph order
   SearchStats stats;        // summed over the groups' searches
 };
 
-// `groups` in an order where producers come first; every op of `sub` in at least one group (an
-// op in several groups is recomputed in each).
-Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
-                                     const std::vector<std::vector<compute::OpId>>& groups, const SearchOptions& options = {});
+// Kernel groups: ops per group, producers' groups first; every op of `sub` in at least one group
+// (an op in several groups is recomputed in each). `exports[k]`, when given, are the tensors group
+// k stores (a tensor produced by several groups is stored by the one exporting it); otherwise a
+// group stores what the model or a group not producing it needs.
+struct KernelGroups {
+  std::vector<std::vector<compute::OpId>> ops;
+  std::vector<std::vector<compute::TensorId>> exports;
+};
 
-// The kernel groups of a baseline plan as op lists: plan nodes -> ops; reshapes (aliases in the
-// baselines' model, ops here) join the group of their first consumer, or of their producer.
-std::vector<std::vector<compute::OpId>> planGroups(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p,
-                                                   const Plan& plan);
+Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                     const KernelGroups& groups, const SearchOptions& options = {});
+
+// The kernel groups of a baseline plan: plan nodes -> ops, kernel outputs -> exports; reshapes and
+// views (aliases in the baselines' model, ops here) join the group of their first consumer, or of
+// their producer.
+KernelGroups planGroups(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const Plan& plan);
 
 }  // namespace gir::search

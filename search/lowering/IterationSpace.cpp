@@ -87,10 +87,11 @@ class SpaceBuilder {
     return s_;
   }
 
-  // Numpy broadcast, right-aligned: the input varies only along its non-unit dims.
-  std::vector<int64_t> rightAligned(const Dims& in, size_t rank) const {
+  // Numpy broadcast, right-aligned: the input varies only along its non-unit dims. `strides` are
+  // the input's own (a matmul's batch dims pass the strides of the whole operand).
+  std::vector<int64_t> rightAligned(const Dims& in, size_t rank, std::vector<int64_t> strides = {}) const {
     std::vector<int64_t> coeff(rank, 0);
-    auto strides = denseStrides(in);
+    if (strides.empty()) strides = denseStrides(in);
     size_t shift = rank - in.size();
     for (size_t j = 0; j < in.size(); ++j)
       if (in[j] != 1) coeff[j + shift] = strides[j];
@@ -210,9 +211,9 @@ class SpaceBuilder {
     contraction(out, a.back());
     size_t r = s_.dims.size();
     // A's batch dims and [M, K]; B's batch dims and [K, N]; both right-aligned to the output's batch.
-    auto ca = rightAligned(Dims(a.begin(), a.end() - 2), r - 3);
-    auto cb = rightAligned(Dims(b.begin(), b.end() - 2), r - 3);
     auto sa = denseStrides(a), sb = denseStrides(b);
+    auto ca = rightAligned(Dims(a.begin(), a.end() - 2), r - 3, std::vector<int64_t>(sa.begin(), sa.end() - 2));
+    auto cb = rightAligned(Dims(b.begin(), b.end() - 2), r - 3, std::vector<int64_t>(sb.begin(), sb.end() - 2));
     ca.insert(ca.end(), {sa[a.size() - 2], 0, 1});
     cb.insert(cb.end(), {0, 1, sb[b.size() - 2]});
     s_.reads.push_back(access(op_.inputs[0], false, ca));

@@ -16,9 +16,9 @@ using namespace gir;
 TEST_CASE("row templates + merge + greedy on the row-wise scenarios", "[search][templates]") {
   auto hw = loadHardwareByName("nvidia-h100");
   REQUIRE(hw);
-  // scenario, whether every tensor is read once by one unit (no per-column vectors), so greedy reaches the minimal bytes
-  for (auto [name, reachesMinimal] : {std::pair{"softmax", true}, std::pair{"silu", true}, std::pair{"gelu", true},
-                                      std::pair{"row_reduction", true}, std::pair{"layernorm", false}, std::pair{"rmsnorm", false}}) {
+  // DRAM bytes are net per kernel (rewrite/Cost.h): gamma/beta read by every unit count once, so
+  // every one of these reaches the minimal bytes in one kernel.
+  for (const char* name : {"softmax", "silu", "gelu", "row_reduction", "layernorm", "rmsnorm"}) {
     INFO(name);
     auto model = compute::importOnnxFile(test::sourcePath(std::string("scenarios/") + name + ".onnx"));
     INFO((model ? "" : model.error().str()));
@@ -47,8 +47,8 @@ TEST_CASE("row templates + merge + greedy on the row-wise scenarios", "[search][
       CHECK(after->maxRelativeError <= 1e-4);
       CHECK(st.cost().kernels == 1);
       CHECK(st.cost().dramBytes <= computeCost(per).dramBytes);
-      if (reachesMinimal) CHECK(st.cost().dramBytes == sub.minBytes);
-      else CHECK(st.cost().dramBytes > sub.minBytes);  // gamma/beta are read by every unit
+      CHECK(st.cost().dramBytes == sub.minBytes);
+      CHECK(st.cost().dramAccessBytes >= st.cost().dramBytes);
     }
   }
 }
