@@ -18,6 +18,7 @@ class UnitEmitter {
   std::optional<UnitProgram> unit(int64_t u) {
     if (!b_.lo[u]) return std::nullopt;
     u_ = u;
+    if (s_.compute == ComputeKind::Copy && !writesSomething()) return std::nullopt;
     p_ = UnitProgram{};
     switch (s_.compute) {
       case ComputeKind::Copy: copy(); break;
@@ -120,6 +121,13 @@ class UnitEmitter {
     return p_.slice(base.buffer, base.offset + local, shape, strides);
   }
 
+  bool liveWrite(const TensorAccess& w) const { return (!ctx_.live || ctx_.live(w.tensor)) && clipToRegion(b_, u_, w); }
+  bool writesSomething() const {
+    for (const auto& w : s_.writes)
+      if (liveWrite(w)) return true;
+    return false;
+  }
+
   // Layout ops and broadcasts: pieces of inputs into one register box, pieces of it out.
   void copy() {
     int box = regSlice("box", b_.ext);
@@ -132,7 +140,7 @@ class UnitEmitter {
       else loadAs(r, all(), box);  // a broadcast: its only input covers the whole space
     }
     for (const auto& w : s_.writes)
-      if (clipToRegion(b_, u_, w)) store(boxPiece(box, w), w);
+      if (liveWrite(w)) store(boxPiece(box, w), w);
   }
 
   void elementwise() {

@@ -20,6 +20,8 @@ struct EmitContext {
   std::string regLevel;
   std::function<BufferId(TensorId)> dramBuffer;
   std::set<std::string>& names;  // buffer names in use
+  // Whether a tensor is needed (stored): a split whose kernel exports one output writes only it.
+  std::function<bool(TensorId)> live;
 };
 
 std::vector<std::optional<UnitProgram>> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes);

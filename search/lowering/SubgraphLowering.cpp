@@ -49,7 +49,7 @@ class SubgraphLowerer {
     if (auto st = header(); !st) return st.takeError();
     SliceCache cache;
     for (size_t i = 0; i < sub_.ops.size(); ++i) {
-      EmitContext ctx{out_.gir, regLevel_, [this](TensorId t) { return dramBuffer(t); }, names_};
+      EmitContext ctx{out_.gir, regLevel_, [this](TensorId t) { return dramBuffer(t); }, names_, [this](TensorId t) { return live(t); }};
       auto programs = emitOp(ctx, g_.op(sub_.ops[i]), st_.space(i), st_.boxes(i));
       Materialized m = materialize(out_.gir, programs, divisorsOf(st_.boxes(i).units()), cache);
       for (auto [b, s] : m.reads)
@@ -77,6 +77,13 @@ class SubgraphLowerer {
     regLevel_ = reg->name;
     dramLevel_ = hw_.dramLevel()->name;
     return success();
+  }
+
+  bool live(TensorId t) const {
+    if (std::count(sub_.outputs.begin(), sub_.outputs.end(), t)) return true;
+    for (auto id : sub_.ops)
+      if (std::count(g_.op(id).inputs.begin(), g_.op(id).inputs.end(), t)) return true;
+    return false;
   }
 
   BufferId dramBuffer(TensorId t) {
