@@ -118,13 +118,13 @@ void count(CodeWriter& w, const EmitContext& c, int accesses) {
   if (c.instrument && accesses > 0) w.line("GIR_COUNT(" + std::to_string(4 * accesses) + ");");
 }
 
-void declareTemp(CodeWriter& w, const std::string& name, int64_t elements) {
+void declareTemp(CodeWriter& w, const std::string& name, int64_t elements, const std::string& type = "float") {
   if (elements <= 16384) {
-    w.line("alignas(64) float " + name + "[" + intLiteral(elements) + "];");
+    w.line("alignas(64) " + type + " " + name + "[" + intLiteral(elements) + "];");
     return;
   }
-  w.line("std::vector<float> " + name + "_v(" + intLiteral(elements) + ");");
-  w.line("float* const " + name + " = " + name + "_v.data();");
+  w.line("std::vector<" + type + "> " + name + "_v(" + intLiteral(elements) + ");");
+  w.line(type + "* const " + name + " = " + name + "_v.data();");
 }
 
 // Copies a slice to or from a contiguous temporary in element order (staged operands).
@@ -180,7 +180,7 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
     loads.push_back(ops.in[k] + "[" + indexExpr(nest.inputs[k].strides) + "]");
     deviceAccesses += !nest.inputs[k].staged && isDevice(c, nest.inputs[k].slice) ? 1 : 0;
   }
-  std::string value = loads[0];
+  std::string value = loads.empty() ? "" : loads[0];
   if (n.kind() == NodeKind::Elementwise) {
     const auto& p = std::get<ElementwisePayload>(n.payload);
     std::vector<std::string> args;
@@ -193,16 +193,18 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
   });
 }
 
+// Sums and products accumulate in double, as the interpreter does: a float sum of a long column of
+// mixed signs loses digits against a result near zero. Max and min are exact in float.
 struct ReduceSpelling {
-  std::string identity, clause, combine;  // combine: with "acc" and "v" substituted by the caller
+  std::string type, identity, clause, combine;  // combine: with "acc" and "v" substituted by the caller
 };
 
 ReduceSpelling reduceSpelling(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return {"0.0f", "+", "A + V"};
-    case ReduceOp::Prod: return {"1.0f", "*", "A * V"};
-    case ReduceOp::Max: return {"-INFINITY", "max", "std::max(A, V)"};
-    case ReduceOp::Min: return {"INFINITY", "min", "std::min(A, V)"};
+    case ReduceOp::Sum: return {"double", "0.0", "+", "A + V"};
+    case ReduceOp::Prod: return {"double", "1.0", "*", "A * V"};
+    case ReduceOp::Max: return {"float", "-INFINITY", "max", "std::max(A, V)"};
+    case ReduceOp::Min: return {"float", "INFINITY", "min", "std::min(A, V)"};
   }
   GIR_UNREACHABLE("unknown reduce op");
 }
@@ -225,12 +227,12 @@ void emitReduce(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNe
   if (nest.reductionIsInnermost()) {
     // One scalar accumulator per output element; the reduced loops are a simd reduction.
     emitLoops(w, nest.extents, 0, kept, kept == loops ? "omp simd" : "", 1, [&] {
-      w.line("float acc = " + r.identity + ";");
+      w.line(r.type + " acc = " + r.identity + ";");
       emitLoops(w, nest.extents, kept, loops, "omp simd reduction(" + r.clause + ":acc)", loops - kept, [&] {
         w.line("acc = " + combine(r, "acc", load) + ";");
         count(w, c, inDev);
       });
-      w.line(store + " = acc;");
+      w.line(store + (r.type == "float" ? " = acc;" : " = static_cast<float>(acc);"));
       count(w, c, outDev);
     });
     return;
@@ -241,7 +243,7 @@ void emitReduce(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNe
     if (!nest.reduced[d]) keptExt.push_back(nest.extents[d]);
   std::vector<int64_t> accStrides, dense = denseStrides(keptExt);
   for (size_t d = 0, k = 0; d < loops; ++d) accStrides.push_back(nest.reduced[d] ? 0 : dense[k++]);
-  declareTemp(w, "acc", nest.outputElements);
+  declareTemp(w, "acc", nest.outputElements, r.type);
   w.line("std::fill(acc, acc + " + intLiteral(nest.outputElements) + ", " + r.identity + ");");
   std::string accAt = "acc[" + indexExpr(accStrides) + "]";
   emitLoops(w, nest.extents, 0, loops, nest.reduced[loops - 1] ? "" : "omp simd", 1, [&] {
@@ -252,7 +254,7 @@ void emitReduce(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNe
   for (size_t d = 0; d < loops; ++d)
     if (!nest.reduced[d]) outStrides.push_back(nest.output.strides[d]);
   emitLoops(w, keptExt, 0, keptExt.size(), "omp simd", 1, [&] {
-    w.line(ops.out + "[" + indexExpr(outStrides) + "] = acc[" + indexExpr(dense) + "];");
+    w.line(ops.out + "[" + indexExpr(outStrides) + "] = static_cast<float>(acc[" + indexExpr(dense) + "]);");
     count(w, c, outDev);
   });
 }

@@ -223,7 +223,9 @@ Expected<LoopNest> broadcastNest(const Graph& g, NodeId id, const Node& n) {
 
 Expected<LoopNest> loopNestOf(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
-  if (n.outputs.size() != 1 || n.inputs.empty()) return nodeError(g, id, "a gOperator needs inputs and exactly one output");
+  if (n.outputs.size() != 1) return nodeError(g, id, "a gOperator needs exactly one output");
+  // An elementwise node may have immediates only (a constant fill); every other kind reads a slice.
+  if (n.inputs.empty() && n.kind() != NodeKind::Elementwise) return nodeError(g, id, "a gOperator of this kind needs an input slice");
   Expected<LoopNest> nest = makeError("unreachable");
   switch (n.kind()) {
     case NodeKind::Move:

@@ -126,3 +126,28 @@ TEST_CASE("an uninstrumented build refuses to count bytes", "[cpu][bytes]") {
   CHECK(countOf(k->source().code, "GIR_COUNT(") == 1);  // only the prelude's #define
   CHECK_FALSE(k->countBytes(randomInputs(cands.front().lowered->gir, 1)));
 }
+
+// Two shapes the row-wise scenarios lack: an elementwise node with immediates only (efficientnet's
+// constant fill) and a long column sum with mixed signs (column_reduction: sums accumulate in double).
+TEST_CASE("efficientnet and column_reduction: the GIR planner's graph on the CPU matches the reference", "[cpu][scenario]") {
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  for (const char* name : {"efficientnet", "column_reduction"}) {
+    INFO(name);
+    Loaded s = load(name, *hw);
+    auto candidates = planCandidates(s.model, s.pre.subgraphs[0], *hw, {"gir"});
+    REQUIRE_FALSE(candidates.empty());
+    const PlanCandidate& c = candidates.front();
+    INFO(c.skipReason);
+    REQUIRE(c.lowered);
+    auto k = CompiledKernel::build(c.lowered->gir, test::cpuTestOptions());
+    INFO((k ? "" : k.error().str()));
+    REQUIRE(k);
+    auto ref = referenceCase(s.model, s.pre.subgraphs[0], *c.lowered, 3);
+    REQUIRE(ref);
+    auto check = checkAgainstReference(*ref, *k);
+    REQUIRE(check);
+    INFO(check->firstMismatch);
+    CHECK(check->close);
+  }
+}

@@ -183,12 +183,12 @@ void kernel0(float* const* g) {
       {
         const float* const in0 = e + (u - u0)*16;  // %e[16*u +: 16]
         float* const out = psum;  // %psum[u +: 1]
-        float acc = 0.0f;
+        double acc = 0.0;
         #pragma omp simd reduction(+:acc)
         for (int64_t i0 = 0; i0 < 16; ++i0) {
           acc = acc + in0[i0];
         }
-        out[0] = acc;
+        out[0] = static_cast<float>(acc);
       }
       // node 10: move %s10 -> %s11
       {
@@ -216,12 +216,12 @@ void kernel0(float* const* g) {
       {
         const float* const in0 = sumparts;  // %sumparts[4*u +: 4]
         float* const out = rowsum;  // %rowsum[u +: 1]
-        float acc = 0.0f;
+        double acc = 0.0;
         #pragma omp simd reduction(+:acc)
         for (int64_t i0 = 0; i0 < 4; ++i0) {
           acc = acc + in0[i0];
         }
-        out[0] = acc;
+        out[0] = static_cast<float>(acc);
       }
       // node 14: broadcast axes[0] %s14 -> %s15
       {
