@@ -1,4 +1,4 @@
-// `gir codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner eager|gir|all]`:
+// `gir codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner gir|eager|xla|tvm|all]`:
 // CUDA or HIP sources per plan (DIR/CASE/NAME.cu|.hip), a host harness, a build script, the GIR the code
 // came from and input/reference data (DIR/CASE/data), plus DIR/manifest.json listing every case.
 #include <filesystem>
@@ -22,7 +22,7 @@ Expected<std::vector<std::string>> plannersOf(const std::string& opt) {
   if (opt.empty() || opt == "all") return gpu::knownPlanners();
   for (const auto& p : gpu::knownPlanners())
     if (p == opt) return std::vector<std::string>{p};
-  return makeError("--planner expects eager, gir or all, got '" + opt + "'");
+  return makeError("--planner expects gir, eager, xla, tvm or all, got '" + opt + "'");
 }
 
 std::string jsonEscape(const std::string& s) {
@@ -37,7 +37,7 @@ int runCodegen(const CommandArgs& argv) {
   auto args = parseArgs(argv, {"target", "o", "planner", "seed"}, {});
   if (!args) return reportBadInput(args.error());
   if (args->positional.size() != 1 || !args->hasOption("o") || !args->hasOption("target"))
-    return reportBadInput(makeError("usage: gir codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner eager|gir|all]"));
+    return reportBadInput(makeError("usage: gir codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner gir|eager|xla|tvm|all]"));
   const std::string input = args->positional[0];
   auto target = gpu::gpuTargetByName(args->option("target"));
   if (!target) return reportBadInput(target.error());
@@ -49,8 +49,10 @@ int runCodegen(const CommandArgs& argv) {
   if (endsWith(input, ".onnx")) {
     auto planners = plannersOf(args->option("planner"));
     if (!planners) return reportBadInput(planners.error());
-    auto plans = gpu::modelPlans(input, *hw, *planners, seed);
+    std::vector<std::string> skipped;  // a planner that fails on this model is left out, with a warning
+    auto plans = gpu::modelPlans(input, *hw, *planners, seed, &skipped);
     if (!plans) return reportBadInput(plans.error());
+    for (const auto& s : skipped) std::cerr << "warning: no GPU code for " << s << "\n";
     cases = std::move(*plans);
   } else {
     if (args->hasOption("planner")) return reportBadInput(makeError("--planner applies to ONNX models; a GIR file is its own plan"));

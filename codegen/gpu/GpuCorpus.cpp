@@ -13,8 +13,7 @@
 #include "core/gir/Validity.h"
 #include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
-#include "rewrite/GreedyOptimizer.h"
-#include "search/templates/RowLowering.h"
+#include "search/ModelPlanner.h"
 
 namespace gir::gpu {
 
@@ -83,42 +82,45 @@ Expected<GpuCase> caseFromLowered(const compute::Graph& model, const compute::Su
   return c;
 }
 
-std::vector<std::string> knownPlanners() { return {"eager", "gir"}; }
+std::vector<std::string> knownPlanners() { return search::plannerNames(); }
 
 Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
-                                          const std::vector<std::string>& planners, uint64_t seed) {
+                                          const std::vector<std::string>& planners, uint64_t seed, std::vector<std::string>* skipped) {
   for (const auto& p : planners)
     if (std::find(knownPlanners().begin(), knownPlanners().end(), p) == knownPlanners().end())
-      return makeError("unknown planner '" + p + "' for GPU code generation; known: eager, gir");
+      return makeError("unknown planner '" + p + "' for GPU code generation; known: gir, eager, xla, tvm");
   auto model = compute::importOnnxFile(onnxPath);
   if (!model) return model.takeError();
   auto pre = compute::preprocess(*model, hw);
   if (!pre) return pre.takeError();
   if (pre->subgraphs.empty()) return makeError("the model has no memory-bound subgraph", SourceLocation{onnxPath, 0, 0, ""});
   std::vector<GpuCase> out;
-  for (size_t i = 0; i < pre->subgraphs.size(); ++i) {
-    const auto& sub = pre->subgraphs[i];
-    auto lowered = search::lowerRowwise(*model, sub, hw, {});
-    if (!lowered) {
-      Diagnostic d = lowered.takeError();
-      d.location.file = onnxPath;
-      d.message = "subgraph " + std::to_string(i) + " has no row-template lowering yet: " + d.message;
-      return d;
-    }
-    for (const auto& planner : planners) {
-      std::string name = stemOf(onnxPath) + (pre->subgraphs.size() > 1 ? "_sub" + std::to_string(i) : "") + "_" + planner;
-      Graph plan = lowered->gir;
-      if (planner == "gir") {
-        Stepper st(lowered->gir, hw, /*checked=*/false, seed, /*recordCosts=*/false);
-        GreedyResult r = runGreedy(st);
-        if (r.stop != StopReason::Converged) return makeError("the greedy optimizer stopped early on " + name + ": " + r.failure);
-        plan = st.graph().compacted();
+  for (const auto& planner : planners) {  // one planner at a time, so one that fails can be skipped
+    search::PlanRequest request;
+    request.planners = {planner};
+    auto plans = search::planModel(*model, *pre, hw, request);
+    Status st = plans ? success() : Status(plans.error());
+    for (size_t i = 0; plans && st && i < plans->size(); ++i) {
+      const auto& sp = (*plans)[i];
+      const auto& r = sp.planners.front();
+      if (!r.valid) {
+        st = makeError("the " + planner + " plan of subgraph " + std::to_string(sp.index) + " is not valid: " + r.problem.substr(0, r.problem.find('\n')));
+        break;
       }
-      auto c = caseFromLowered(*model, sub, *lowered, plan, name, planner, seed);
+      std::string name = stemOf(onnxPath) + (pre->subgraphs.size() > 1 ? "_sub" + std::to_string(sp.index) : "") + "_" + planner;
+      auto c = caseFromLowered(*model, *sp.subgraph, r.lowered.lowered, r.lowered.lowered.gir, name, planner, seed);
       if (!c) return c.takeError();
+      c->source = stemOf(onnxPath);
       out.push_back(std::move(*c));
     }
+    if (st) continue;
+    Diagnostic d = st.takeError();
+    d.location.file = onnxPath;
+    if (!skipped) return d;
+    skipped->push_back(stemOf(onnxPath) + " (" + planner + "): " + d.str());
+    while (!out.empty() && out.back().planner == planner) out.pop_back();
   }
+  if (out.empty() && skipped && !skipped->empty()) return makeError("no planner gives a GPU plan", SourceLocation{onnxPath, 0, 0, ""});
   return out;
 }
 
@@ -132,6 +134,7 @@ Expected<GpuCase> girFileCase(const std::string& path, uint64_t seed) {
   }
   GpuCase c;
   c.name = stemOf(path);
+  c.source = c.name;
   c.planner = "file";
   c.gir = std::move(*g);
   c.inputs = randomInputs(c.gir, seed);
@@ -164,7 +167,7 @@ std::vector<GpuCase> gpuCompileCorpus(const std::string& sourceDir, const Hardwa
       if (!v.valid()) { skip(f.filename().string(), "not a valid graph: " + v.str()); continue; }
       out.push_back(std::move(*c));
     } else if (f.extension() == ".onnx") {
-      auto plans = modelPlans(f.string(), hw, knownPlanners(), 7);
+      auto plans = modelPlans(f.string(), hw, knownPlanners(), 7, skipped);
       if (!plans) { skip(f.filename().string(), plans.error().str()); continue; }
       for (auto& c : *plans) out.push_back(std::move(c));
     }

@@ -10,13 +10,15 @@
 #include "core/gir/Graph.h"
 #include "core/gir/Interpreter.h"
 #include "core/hw/HardwareDesc.h"
-#include "search/templates/RowLowering.h"
+#include "core/compute/Preprocess.h"
+#include "search/templates/LoweredSubgraph.h"
 
 namespace gir::gpu {
 
 struct GpuCase {
   std::string name;       // file stem for the emitted sources: "softmax_sub0_gir", "relu"
-  std::string planner;    // "file", "eager" (per-op kernels), "gir" (greedy-optimized)
+  std::string source;     // the file it came from (stem): plans of one model share it
+  std::string planner;    // "file", or a planner of search::planModel: "gir", "eager", "xla", "tvm"
   Graph gir;
   TensorMap inputs;       // per input buffer
   TensorMap expected;     // per output buffer
@@ -24,14 +26,15 @@ struct GpuCase {
   int64_t minBytes = 0;   // the subgraph's minimal DRAM bytes; for a file: inputs + outputs once
 };
 
-std::vector<std::string> knownPlanners();  // "eager", "gir"
+std::vector<std::string> knownPlanners();  // "gir", "eager", "xla", "tvm"
 
-// A model's plans: every memory-bound subgraph under each planner. This is the one function that
-// turns a model into GIR plans for the GPU back ends; today the row templates (search::lowerRowwise)
-// give "eager" and the greedy optimizer turns it into "gir"; the general template lowering replaces
-// its body. Fails naming the subgraph and the op when a subgraph cannot be lowered.
+// A model's plans: every memory-bound subgraph under each planner, from search::planModel (the GIR
+// planner's template search, and the baselines lowered with the same templates). The one function
+// that turns a model into GIR plans for the GPU back ends. Fails naming the subgraph and planner when
+// a plan cannot be made or is not valid; with `skipped`, a failing planner is left out and named there.
 Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
-                                          const std::vector<std::string>& planners, uint64_t seed);
+                                          const std::vector<std::string>& planners, uint64_t seed,
+                                          std::vector<std::string>* skipped = nullptr);
 
 // One plan of a lowered subgraph (the lowering's own graph or any rewrite of it with the same input
 // and output buffer names), with random inputs and the reference evaluator's outputs mapped to
@@ -43,7 +46,7 @@ Expected<GpuCase> caseFromLowered(const compute::Graph& model, const compute::Su
 Expected<GpuCase> girFileCase(const std::string& path, uint64_t seed);
 
 // What CI compiles: every valid GIR golden (tests/golden/gir) and every plan of every bundled
-// scenario that lowers today. `skipped` gets one line per file left out, with the reason.
+// scenario. `skipped` gets one line per file left out, with the reason.
 std::vector<GpuCase> gpuCompileCorpus(const std::string& sourceDir, const HardwareDesc& hw, std::vector<std::string>* skipped);
 
 }  // namespace gir::gpu
