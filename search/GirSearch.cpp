@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <set>
 
 #include "core/gir/Interpreter.h"
@@ -105,10 +106,13 @@ class TemplateSearch {
   }
 
  private:
+  void addPruned(int64_t n) { stats_.pruned = n > INT64_MAX / 4 - stats_.pruned ? INT64_MAX / 4 : stats_.pruned + n; }
+
+  // Combinations of the ops from i on (saturating: the counts of big subgraphs overflow).
   int64_t combosFrom(size_t i) const {
-    int64_t n = 1;
-    for (size_t j = i; j < options_.size(); ++j) n *= static_cast<int64_t>(options_[j].size());
-    return n;
+    double n = 1;
+    for (size_t j = i; j < options_.size(); ++j) n *= static_cast<double>(options_[j].size());
+    return n >= 9e18 ? INT64_MAX / 4 : static_cast<int64_t>(n);
   }
 
   bool evaluate(const TemplateState& state) {
@@ -129,7 +133,7 @@ class TemplateSearch {
     size_t i = state.size();
     bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
     if (spent || (best_ && best_->modelledUs <= bound_ * (1 + 1e-9))) {
-      stats_.pruned += combosFrom(i);
+      addPruned(combosFrom(i));
       return;
     }
     if (i == options_.size()) {
@@ -144,7 +148,7 @@ class TemplateSearch {
         dfs(state);
         state.pop();
       } else {
-        stats_.pruned += combosFrom(i + 1);
+        addPruned(combosFrom(i + 1));
       }
     }
   }
@@ -206,7 +210,7 @@ class TemplateSearch {
         bool followed = false;
         for (const auto& t : ordered(partial, i)) {
           if (dominated(t, followed) || !admit(partial, t, tried)) {
-            stats_.pruned += combosFrom(i + 1);
+            addPruned(combosFrom(i + 1));
             continue;
           }
           followed = followed || t.kind == OpTemplate::Kind::Follow;
@@ -216,7 +220,7 @@ class TemplateSearch {
         }
       }
       std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t k = o_.beamWidth; k < next.size(); ++k) stats_.pruned += combosFrom(i + 1);
+      for (size_t k = o_.beamWidth; k < next.size(); ++k) addPruned(combosFrom(i + 1));
       if (next.size() > o_.beamWidth) next.resize(o_.beamWidth);
       frontier.clear();
       for (auto& [score, st] : next) frontier.push_back(std::move(st));
@@ -237,7 +241,7 @@ class TemplateSearch {
         continue;
       }
       auto check = checkAgainstReference(g_, sub_, r->first, r->second, 11);
-      if (!check || check->maxRelativeError > 1e-4) {
+      if (!check || check->maxRelativeError > kPlanTolerance) {
         if (why.empty()) why = check ? "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")" : check.error().str();
         continue;
       }

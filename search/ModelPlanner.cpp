@@ -40,7 +40,7 @@ void validate(const compute::Graph& g, const compute::Subgraph& sub, PlannerResu
     return;
   }
   r.maxRelativeError = check->maxRelativeError;
-  r.valid = check->maxRelativeError <= 1e-4;
+  r.valid = check->maxRelativeError <= kPlanTolerance;
   if (!r.valid) r.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")";
 }
 

@@ -8,6 +8,11 @@
 
 namespace gir::search {
 
+// The tolerance a plan's outputs must meet against the reference: float32 storage after every op
+// and float reductions (a dot product with cancellation) against a double reference, relative to
+// max(|expected|, 1e-3).
+constexpr double kPlanTolerance = 1e-3;
+
 struct SubgraphCheckResult {
   double maxRelativeError = 0;  // over every subgraph output
   size_t outputs = 0;
