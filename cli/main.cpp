@@ -27,7 +27,7 @@ const Command kCommands[] = {
     {"ascend-lower", "ascend-lower FILE.gir|MODEL.onnx [--target T] [--subgraph N] [-o OUT.asck] [--insert] [--phases data|sync] [--no-double-buffer] [--stats]  a GIR kernel as one AI Core's .asck program", gir::cli::runAscendLower},
     {"run", "run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure] [--calibrate] [--json] [--emit]  generated C++/OpenMP: run, check, modelled vs measured", gir::cli::runRun},
     {"plan", "plan MODEL.onnx [--target T] [--planner eager|xla|tvm|all] [--json] [--decisions]  baseline fusion plans: kernels, DRAM bytes, minimal bytes", gir::cli::runPlan},
-    {"codegen", "codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner eager|gir|all]  CUDA/HIP sources, harness, build script", gir::cli::runCodegen},
+    {"codegen", "codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner gir|eager|xla|tvm|all]  CUDA/HIP sources, harness, build script", gir::cli::runCodegen},
 };
 
 int usage(std::ostream& os) {
