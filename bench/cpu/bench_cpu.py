@@ -219,12 +219,14 @@ def main():
         g = gir_run(a.gir, path, a.cache, cal_out)  # STREAM copy, GIR and eager plans: interleaved per scenario
         row = {"scenario": name, "min_bytes": g["min_bytes"], "stream_gbs": g["stream_copy_gbs"],
                "gir": g["planners"]["gir"]["measured_us"], "eager": g["planners"]["eager"]["measured_us"],
+               "xla": g["planners"]["xla"]["measured_us"], "tvm-plan": g["planners"]["tvm"]["measured_us"],
                "gir_model": g["planners"]["gir"]["modelled_us"]}
         for c in g["candidates"]:
             if c.get("measured_us"):
                 model_points.append((name, c["planner"], c["variant"], c["modelled_us"], c["measured_us"]))
         for p in ("xla", "tvm"):
-            reasons[f"{p}-like plan (same codegen)"] = g["planners"][p].get("skipped", "")
+            if g["planners"][p].get("skipped"):
+                reasons[f"{p}-like plan (same codegen)"] = g["planners"][p]["skipped"]
         calls = {"onnxruntime": lambda: peer_ort(path, feeds),
                  "torch-eager": lambda: peer_torch(name, inits, feeds, False),
                  "torch-compile": lambda: peer_torch(name, inits, feeds, True),
@@ -245,17 +247,19 @@ def main():
         print(f"{name}: gir {fmt(row['gir'])} us, eager {fmt(row['eager'])} us, " +
               ", ".join(f"{p} {fmt(row[p])}" for p in peers), flush=True)
 
-    head = "| scenario | min bytes | STREAM copy GB/s | GIR us | eager (same codegen) us | " + " | ".join(f"{p} us" for p in peers) + \
-           " | GIR eff. BW / STREAM | speedup vs best peer |"
-    sep = "|" + "---|" * (6 + len(peers))
+    head = "| scenario | min bytes | STREAM copy GB/s | GIR us | eager plan us | xla-like plan us | tvm-like plan us | " + \
+           " | ".join(f"{p} us" for p in peers) + " | GIR eff. BW / STREAM | speedup vs best peer |"
+    sep = "|" + "---|" * (9 + len(peers))
     lines = [head, sep]
     for r in rows:
-        lines.append(f"| {r['scenario']} | {r['min_bytes']} | {fmt(r['stream_gbs'])} | {fmt(r['gir'])} | {fmt(r['eager'])} | " +
+        lines.append(f"| {r['scenario']} | {r['min_bytes']} | {fmt(r['stream_gbs'])} | {fmt(r['gir'])} | {fmt(r['eager'])} | "
+                     f"{fmt(r['xla'])} | {fmt(r['tvm-plan'])} | " +
                      " | ".join(fmt(r[p]) for p in peers) + f" | {fmt(100 * r['eff_frac'] if r['eff_frac'] else None)} % | {fmt(r['speedup'], 2)}x |")
     gm = geomean([r["speedup"] for r in rows])
     lines.append(f"\nGeometric-mean speedup of the GIR plan over the best peer per scenario: {fmt(gm, 2)}x")
-    lines.append("Geometric-mean speedup of the GIR plan over the eager plan (same codegen): " +
-                 f"{fmt(geomean([r['eager'] / r['gir'] for r in rows if r['gir'] and r['eager']]), 2)}x")
+    for plan in ("eager", "xla", "tvm-plan"):
+        lines.append(f"Geometric-mean speedup of the GIR plan over the {plan} plan (same codegen): " +
+                     f"{fmt(geomean([r[plan] / r['gir'] for r in rows if r['gir'] and r[plan]]), 2)}x")
     table = "\n".join(lines)
     print(table)
 
