@@ -1,0 +1,179 @@
+// Benchmark (not a test): the GIR planner's search time per model (the template search over every
+// memory-bound subgraph, whole subgraph; no validation, no baselines), median of 3, on every
+// full-model scenario and on two synthetic networks sized like ShuffleNetV2 (16 shuffle units) and
+// EfficientNet-B0 (16 MBConv blocks), built directly. Goal: under 1 s per model.
+#include <chrono>
+#include <climits>
+#include <tuple>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/BenchSupport.h"
+#include "core/compute/GraphBuilder.h"
+#include "core/compute/Preprocess.h"
+#include "core/onnx/OnnxImporter.h"
+#include "search/GirSearch.h"
+
+using gir::ElementwiseOp;
+using gir::Expected;
+using gir::HardwareDesc;
+using gir::ReduceOp;
+using gir::loadHardwareByName;
+namespace search = gir::search;
+using namespace gir::compute;
+namespace fs = std::filesystem;
+
+namespace {
+
+TensorId in(Graph& g, const std::string& name, Dims d) {
+  TensorId t = g.addTensor(name, DType::F32, std::move(d));
+  g.inputs.push_back(t);
+  return t;
+}
+TensorId ok(Expected<TensorId> t) {
+  if (!t) {
+    std::fprintf(stderr, "%s\n", t.error().str().c_str());
+    std::exit(2);
+  }
+  return *t;
+}
+
+TensorId pointwise(Graph& g, GraphBuilder& b, TensorId x, int64_t cin, int64_t cout, const std::string& n) {
+  return ok(b.conv(x, in(g, n + "_w", {cout, cin, 1, 1}), std::nullopt, ConvAttrs{}));
+}
+TensorId depthwise(Graph& g, GraphBuilder& b, TensorId x, int64_t c, int64_t stride, const std::string& n) {
+  ConvAttrs a;
+  a.group = c;
+  a.pads = {1, 1, 1, 1};
+  a.strides = {stride, stride};
+  return ok(b.conv(x, in(g, n + "_w", {c, 1, 3, 3}), in(g, n + "_b", {c}), a));
+}
+
+// ShuffleNetV2 1.0x stages: [116, 232, 464] channels at [28, 14, 7], 4 + 8 + 4 units (stride-1 form).
+Graph shufflenetV2() {
+  Graph g;
+  g.name = "shufflenetv2_sized";
+  GraphBuilder b(g);
+  int unit = 0;
+  for (auto [c, hw, blocks] : {std::tuple{116, 28, 4}, std::tuple{232, 14, 8}, std::tuple{464, 7, 4}}) {
+    TensorId x = in(g, "stage" + std::to_string(c), {1, c, hw, hw});
+    for (int i = 0; i < blocks; ++i, ++unit) {
+      std::string n = "u" + std::to_string(unit);
+      b.setContext(n, "");
+      auto halves = *b.split(x, 1, {c / 2, c / 2});
+      TensorId y = pointwise(g, b, halves[1], c / 2, c / 2, n + "_pw1");
+      y = ok(b.unary(ElementwiseOp::Relu, y));
+      y = depthwise(g, b, y, c / 2, 1, n + "_dw");
+      y = ok(b.unary(ElementwiseOp::Relu, pointwise(g, b, y, c / 2, c / 2, n + "_pw2")));
+      TensorId cat = ok(b.concat({halves[0], y}, 1));
+      x = ok(b.reshape(ok(b.transpose(ok(b.reshape(cat, {1, 2, c / 2, hw, hw})), {0, 2, 1, 3, 4})), {1, c, hw, hw}));
+    }
+    g.outputs.push_back(x);
+  }
+  return g;
+}
+
+// EfficientNet-B0-like MBConv blocks: expand (library), depthwise + swish, squeeze-excite (mean over
+// the plane, two small matmuls), scale, project (library), residual.
+Graph efficientnetB0() {
+  Graph g;
+  g.name = "efficientnetb0_sized";
+  GraphBuilder b(g);
+  int blk = 0;
+  for (auto [c, hw, blocks] : {std::tuple{24, 56, 2}, std::tuple{40, 28, 2}, std::tuple{80, 14, 3}, std::tuple{112, 14, 3},
+                               std::tuple{192, 7, 4}, std::tuple{320, 7, 2}}) {
+    TensorId x = in(g, "stage" + std::to_string(c), {1, c, hw, hw});
+    for (int i = 0; i < blocks; ++i, ++blk) {
+      std::string n = "b" + std::to_string(blk);
+      b.setContext(n, "");
+      int64_t e = 6 * c;
+      TensorId h = pointwise(g, b, x, c, e, n + "_expand");
+      h = depthwise(g, b, h, e, 1, n + "_dw");
+      h = ok(b.binary(ElementwiseOp::Mul, h, ok(b.unary(ElementwiseOp::Sigmoid, h))));
+      TensorId s = ok(b.reshape(ok(b.reduce(ReduceOp::Sum, h, {2, 3}, false)), {1, e}));
+      s = ok(b.unary(ElementwiseOp::Relu, ok(b.matmul(s, in(g, n + "_se1", {e, c / 4})))));
+      s = ok(b.unary(ElementwiseOp::Sigmoid, ok(b.matmul(s, in(g, n + "_se2", {c / 4, e})))));
+      h = ok(b.binary(ElementwiseOp::Mul, h, ok(b.broadcastTo(ok(b.reshape(s, {1, e, 1, 1})), {1, e, hw, hw}))));
+      x = ok(b.binary(ElementwiseOp::Add, x, pointwise(g, b, h, e, c, n + "_project")));
+    }
+    g.outputs.push_back(x);
+  }
+  return g;
+}
+
+struct Row {
+  std::string model;
+  size_t subgraphs = 0, ops = 0;
+  int64_t explored = 0, pruned = 0, kernels = 0, bytes = 0, minimal = 0;
+  double seconds = 0;
+  std::string failure;
+};
+
+Row searchModel(const std::string& name, const Graph& g, const HardwareDesc& hw, int repeats) {
+  Row r;
+  r.model = name;
+  auto pre = preprocess(g, hw);
+  if (!pre) {
+    r.failure = pre.error().str();
+    return r;
+  }
+  r.subgraphs = pre->subgraphs.size();
+  std::vector<double> times;
+  for (int k = 0; k < repeats; ++k) {
+    r.ops = r.explored = r.pruned = r.kernels = r.bytes = r.minimal = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (const auto& sub : pre->subgraphs) {
+      r.ops += sub.ops.size();
+      r.minimal += sub.minBytes;
+      auto found = search::searchTemplates(g, sub, hw);
+      if (!found) {
+        r.failure = found.error().str();
+        return r;
+      }
+      r.explored += found->stats.explored;
+      r.pruned = std::min<int64_t>(INT64_MAX / 4, r.pruned + found->stats.pruned);
+      r.kernels += found->cost.kernels;
+      r.bytes += found->cost.dramBytes;
+    }
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  r.seconds = gir::bench::median(times);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string target = argc > 1 ? argv[1] : "cpu-host";
+  auto hw = loadHardwareByName(target);
+  if (!hw) {
+    std::fprintf(stderr, "%s\n", hw.error().str().c_str());
+    return 2;
+  }
+  std::vector<Row> rows;
+  for (const char* s : {"transformer_block", "gpt2_decode_attention", "efficientnet", "shufflenet", "bert_bias_residual_layernorm"}) {
+    auto g = importOnnxFile((fs::path(GIR_SOURCE_DIR) / "scenarios" / (std::string(s) + ".onnx")).string());
+    if (!g) {
+      std::fprintf(stderr, "%s\n", g.error().str().c_str());
+      return 2;
+    }
+    rows.push_back(searchModel(s, *g, *hw, 3));
+  }
+  rows.push_back(searchModel("shufflenetv2_sized", shufflenetV2(), *hw, 3));
+  rows.push_back(searchModel("efficientnetb0_sized", efficientnetB0(), *hw, 3));
+  std::printf("GIR search time per model on %s (median of 3; whole-subgraph search, no validation)\n", target.c_str());
+  std::printf("%-30s %9s %6s %9s %14s %8s %14s %12s %9s\n", "model", "subgraphs", "ops", "explored", "pruned", "kernels", "dram_bytes",
+              "x minimal", "seconds");
+  for (const auto& r : rows) {
+    if (!r.failure.empty()) {
+      std::printf("%-30s failed: %s\n", r.model.c_str(), r.failure.c_str());
+      continue;
+    }
+    std::printf("%-30s %9zu %6zu %9lld %14lld %8lld %14lld %12.2f %9.3f\n", r.model.c_str(), r.subgraphs, r.ops, static_cast<long long>(r.explored),
+                static_cast<long long>(r.pruned), static_cast<long long>(r.kernels), static_cast<long long>(r.bytes),
+                r.minimal ? static_cast<double>(r.bytes) / static_cast<double>(r.minimal) : 0.0, r.seconds);
+  }
+  return 0;
+}
