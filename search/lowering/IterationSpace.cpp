@@ -265,6 +265,9 @@ class SpaceBuilder {
   Expected<IterationSpace> depthwiseConv() {
     const auto& a = std::get<compute::ConvAttrs>(op_.attrs);
     const Dims &x = dimsOf(op_.inputs[0]), &w = dimsOf(op_.inputs[1]), &out = dimsOf(op_.outputs[0]);
+    if (x.size() == 4 && w.size() == 4 && a.group == 1 && w[2] == 1 && w[3] == 1 && a.strides == std::vector<int64_t>{1, 1} &&
+        a.pads == std::vector<int64_t>{0, 0, 0, 0})
+      return pointwiseConv(x, w);
     if (x.size() != 4 || w.size() != 4 || a.group != x[1] || w[0] != x[1] || w[1] != 1)
       return fail("only depthwise 2-D convolutions (group = channels) have a GIR template; others stay library calls");
     begin(out);
@@ -279,6 +282,18 @@ class SpaceBuilder {
     s_.reads.push_back(access(op_.inputs[1], false, {0, w[2] * w[3], 0, 0}));
     if (op_.inputs.size() > 2) s_.reads.push_back(access(op_.inputs[2], false, {0, 1, 0, 0}));
     s_.writes.push_back(identity(op_.outputs[0], true));
+    return s_;
+  }
+
+  // A 1x1 convolution is a contraction over input channels: y[n,co,h,w] = b[co] + sum_ci w[co,ci] x[n,ci,h,w].
+  Expected<IterationSpace> pointwiseConv(const Dims& x, const Dims& w) {
+    contraction(dimsOf(op_.outputs[0]), x[1]);
+    int64_t plane = x[2] * x[3];
+    s_.reads.push_back(access(op_.inputs[0], false, {x[1] * plane, 0, x[3], 1, plane}));
+    s_.reads.push_back(access(op_.inputs[1], false, {0, w[1], 0, 0, 1}));
+    if (op_.inputs.size() > 2) s_.reads.push_back(access(op_.inputs[2], false, {0, 1, 0, 0, 0}));
+    s_.beta = op_.inputs.size() > 2 ? 1 : 0;
+    s_.writes.push_back(access(op_.outputs[0], true, outputCoeff()));
     return s_;
   }
 

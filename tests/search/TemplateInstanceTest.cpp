@@ -138,7 +138,7 @@ TEST_CASE("every template of every op kind lowers to a valid graph that matches 
     g.outputs = {must(b.matmul(q, k)), must(b.gemm(a, w, c, ga))};
     checkAllTemplates(g);
   }
-  SECTION("batch norm and a depthwise convolution with padding and stride") {
+  SECTION("batch norm, a depthwise convolution with padding and stride, a pointwise convolution") {
     Graph g;
     g.name = "conv";
     GraphBuilder b(g);
@@ -152,7 +152,8 @@ TEST_CASE("every template of every op kind lowers to a valid graph that matches 
     ca.group = 4;
     ca.pads = {1, 1, 1, 1};
     ca.strides = {2, 2};
-    g.outputs = {must(b.conv(must(b.batchNorm(bn, {})), w, bias, ca))};
+    TensorId dw = must(b.conv(must(b.batchNorm(bn, {})), w, bias, ca));
+    g.outputs = {must(b.conv(dw, input(g, "pw", {3, 4, 1, 1}), input(g, "pb", {3}), ConvAttrs{}))};
     checkAllTemplates(g);
   }
 }
