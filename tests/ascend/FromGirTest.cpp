@@ -19,7 +19,7 @@
 #include "core/gir/Validity.h"
 #include "core/hw/HardwareDesc.h"
 #include "core/onnx/OnnxImporter.h"
-#include "search/templates/RowLowering.h"
+#include "search/ModelPlanner.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 
@@ -66,15 +66,26 @@ const std::vector<LoweringCase>& loweringCases() {
     auto hw = loadHardwareByName("ascend910");
     REQUIRE(hw.ok());
     for (const auto& path : filesIn("scenarios", ".onnx")) {
+      // Not yet (docs/ascend.md): efficientnet's plan on ascend910 offsets units by u/4 and u/14
+      // (no single loop nest), gpt2's plan keeps 17 MB of unit registers live across a sync (no
+      // spilling to GM yet), and planning transformer_block for ascend910 takes minutes.
+      std::string stem = gir::test::stem(path);
+      if (stem == "efficientnet" || stem == "transformer_block" || stem == "gpt2_decode_attention") continue;
       auto model = compute::importOnnxFile(path);
       INFO(path << ": " << (model ? "" : model.error().str()));
       REQUIRE(model.ok());
       auto pre = compute::preprocess(*model, *hw);
       REQUIRE(pre.ok());
+      // The GIR planner's plan of every memory-bound subgraph (validated inside the search).
+      search::PlanRequest req;
+      req.planners = {"gir"};
+      req.validate = false;
       for (size_t i = 0; i < pre->subgraphs.size(); ++i) {
-        auto low = search::lowerRowwise(*model, pre->subgraphs[i], *hw, {});
-        if (!low) continue;  // not row-wise: waits for the general lowering
-        LoweringCase c{gir::test::stem(path) + "#" + std::to_string(i), std::move(low->gir), {}};
+        auto plans = search::planSubgraph(*model, pre->subgraphs[i], i, *hw, req);
+        INFO(path << " #" << i << ": " << (plans ? "" : plans.error().str()));
+        REQUIRE(plans.ok());
+        const search::LoweredSubgraph* low = &plans->planners[0].lowered.lowered;
+        LoweringCase c{gir::test::stem(path) + "#" + std::to_string(i), low->gir, {}};
         for (const auto* m : {&low->inputBuffers, &low->outputBuffers})
           for (const auto& [buffer, tensor] : *m) c.tensorOf[buffer] = model->tensor(tensor).name;
         out.push_back(std::move(c));
@@ -111,12 +122,13 @@ void compareGolden(const std::string& file, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("the list holds every valid GIR golden and the row-wise scenarios", "[ascend][from-gir]") {
+TEST_CASE("the list holds every valid GIR golden and the GIR plan of every scenario subgraph", "[ascend][from-gir]") {
   std::set<std::string> names;
   for (const auto& c : loweringCases()) names.insert(c.name);
   for (const char* n : {"relu", "figure6", "two_kernels", "softmax_block", "softmax_device",
                         "shufflenet_source", "shufflenet_dest", "softmax#0", "layernorm#0", "rmsnorm#0", "gelu#0", "silu#0",
-                        "row_reduction#0", "bert_bias_residual_layernorm#0"}) {
+                        "row_reduction#0", "bert_bias_residual_layernorm#0", "column_reduction#0",
+                        "shufflenet#0", "transpose_reduce#0"}) {
     INFO(n);
     CHECK(names.count(n) == 1);
   }
