@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/compute/ReferenceEvaluator.h"
+#include "search/templates/SubgraphCheck.h"
 
 namespace gir::codegen::cpu {
 
@@ -23,40 +24,12 @@ Expected<NumericCheck> checkAgainstInterpreter(const Graph& g, CompiledKernel& k
   return compareOutputs(*got, *want);
 }
 
-// The same random values as search/templates/SubgraphCheck (|x| in [0.1, 2], random sign;
-// constants keep their values), evaluated op by op.
+// The values every numeric check of a lowered subgraph uses (search/templates/SubgraphCheck).
 Expected<ReferenceCase> referenceCase(const compute::Graph& model, const compute::Subgraph& sub, const search::LoweredSubgraph& lowered,
                                       uint64_t seed) {
-  using compute::TensorData;
-  using compute::TensorId;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> mag(0.1, 2.0);
-  std::map<TensorId, TensorData> values;
-  for (TensorId t : sub.inputs) {
-    const auto& tensor = model.tensor(t);
-    TensorData d{tensor.dtype, tensor.dims, {}};
-    if (tensor.constant) d.values = *tensor.constant;
-    else
-      for (int64_t i = 0; i < compute::numElements(tensor.dims); ++i)
-        d.values.push_back(compute::roundToDType(tensor.dtype, mag(rng) * (rng() % 2 ? -1 : 1)));
-    values[t] = std::move(d);
-  }
-  for (compute::OpId id : sub.ops) {
-    const auto& op = model.op(id);
-    std::vector<const TensorData*> ins;
-    for (TensorId t : op.inputs) {
-      auto it = values.find(t);
-      if (it == values.end()) return makeError("op '" + op.name + "' reads a tensor the subgraph does not provide");
-      ins.push_back(&it->second);
-    }
-    auto outs = compute::evalOp(model, op, ins);
-    if (!outs) return outs.takeError();
-    for (size_t i = 0; i < op.outputs.size(); ++i) values[op.outputs[i]] = std::move((*outs)[i]);
-  }
-  ReferenceCase rc;
-  for (const auto& [name, t] : lowered.inputBuffers) rc.inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
-  for (const auto& [name, t] : lowered.outputBuffers) rc.expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
-  return rc;
+  auto data = search::referenceData(model, sub, lowered, seed);
+  if (!data) return data.takeError();
+  return ReferenceCase{std::move(data->inputs), std::move(data->expected)};
 }
 
 Expected<NumericCheck> checkAgainstReference(const ReferenceCase& ref, CompiledKernel& kernel) {

@@ -14,6 +14,7 @@
 #include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
 #include "search/ModelPlanner.h"
+#include "search/templates/SubgraphCheck.h"
 
 namespace gir::gpu {
 
@@ -35,35 +36,13 @@ int64_t ioBytes(const Graph& g) {
   return n;
 }
 
-// Random values for the subgraph's inputs (constants keep theirs), evaluated op by op.
+// The values every numeric check of a lowered subgraph uses (search/templates/SubgraphCheck).
 Status referenceData(const compute::Graph& g, const compute::Subgraph& sub, const search::LoweredSubgraph& lowered,
                      uint64_t seed, TensorMap& inputs, TensorMap& expected) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> mag(0.1, 2.0);
-  std::map<compute::TensorId, compute::TensorData> values;
-  for (compute::TensorId t : sub.inputs) {
-    const auto& tensor = g.tensor(t);
-    compute::TensorData d{tensor.dtype, tensor.dims, {}};
-    if (tensor.constant) d.values = *tensor.constant;
-    else
-      for (int64_t i = 0; i < compute::numElements(tensor.dims); ++i)
-        d.values.push_back(compute::roundToDType(tensor.dtype, mag(rng) * (rng() % 2 ? -1 : 1)));
-    values[t] = std::move(d);
-  }
-  for (compute::OpId id : sub.ops) {
-    const auto& op = g.op(id);
-    std::vector<const compute::TensorData*> ins;
-    for (compute::TensorId t : op.inputs) {
-      auto it = values.find(t);
-      if (it == values.end()) return makeError("op '" + op.name + "' reads a tensor the subgraph does not provide");
-      ins.push_back(&it->second);
-    }
-    auto outs = compute::evalOp(g, op, ins);
-    if (!outs) return outs.takeError();
-    for (size_t i = 0; i < op.outputs.size(); ++i) values[op.outputs[i]] = std::move((*outs)[i]);
-  }
-  for (const auto& [name, t] : lowered.inputBuffers) inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
-  for (const auto& [name, t] : lowered.outputBuffers) expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  auto data = search::referenceData(g, sub, lowered, seed);
+  if (!data) return data.takeError();
+  inputs = std::move(data->inputs);
+  expected = std::move(data->expected);
   return success();
 }
 

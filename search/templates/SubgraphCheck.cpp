@@ -13,8 +13,7 @@ namespace gir::search {
 using compute::TensorData;
 using compute::TensorId;
 
-Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
-                                                    const LoweredSubgraph& lowered, const Graph& gir, uint64_t seed) {
+Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mag(0.1, 2.0);
   std::map<TensorId, TensorData> values;
@@ -39,12 +38,19 @@ Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, con
     if (!outs) return outs.takeError();
     for (size_t i = 0; i < op.outputs.size(); ++i) values[op.outputs[i]] = std::move((*outs)[i]);
   }
-  TensorMap inputs, expected;
-  for (const auto& [name, t] : lowered.inputBuffers) inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
-  for (const auto& [name, t] : lowered.outputBuffers) expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
-  auto run = interpret(gir, inputs);
+  ReferenceData out;
+  for (const auto& [name, t] : lowered.inputBuffers) out.inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  for (const auto& [name, t] : lowered.outputBuffers) out.expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  return out;
+}
+
+Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
+                                                    const LoweredSubgraph& lowered, const Graph& gir, uint64_t seed) {
+  auto data = referenceData(g, sub, lowered, seed);
+  if (!data) return data.takeError();
+  auto run = interpret(gir, data->inputs);
   if (!run) return run.takeError();
-  return SubgraphCheckResult{maxRelativeError(*run, expected, 1e-3), expected.size()};
+  return SubgraphCheckResult{maxRelativeError(*run, data->expected, 1e-3), data->expected.size()};
 }
 
 }  // namespace gir::search

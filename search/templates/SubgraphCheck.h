@@ -4,6 +4,7 @@
 
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
+#include "core/gir/Interpreter.h"
 #include "search/templates/RowLowering.h"
 
 namespace gir::search {
@@ -17,6 +18,14 @@ struct SubgraphCheckResult {
   double maxRelativeError = 0;  // over every subgraph output
   size_t outputs = 0;
 };
+
+// Random values for the subgraph's inputs (|x| in [0.1, 2], random sign; constants keep theirs),
+// evaluated op by op: the inputs and expected outputs by GIR buffer name. Every numeric check of a
+// lowered subgraph (interpreter, CPU and GPU code) starts from these.
+struct ReferenceData {
+  TensorMap inputs, expected;
+};
+Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, uint64_t seed);
 
 // `gir` may be the lowered graph or any rewrite of it (same buffer names for inputs and outputs).
 Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
