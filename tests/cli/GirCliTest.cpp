@@ -147,10 +147,17 @@ TEST_CASE("gir lower: bad requests exit 2 naming the problem", "[cli][malformed]
   out = runGir("lower " + model + " --rows-per-unit x", code);
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("--rows-per-unit expects"));
-  out = runGir("lower " + model + " --rows-per-unit 7", code);
+  out = runGir("lower " + model + " --templates rows --rows-per-unit 7", code);
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("do not split into units of 7 rows"));
-  out = runGir("lower " + test::sourcePath("scenarios/shufflenet.onnx"), code);
+  out = runGir("lower " + test::sourcePath("scenarios/shufflenet.onnx") + " --templates rows", code);
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("shufflenet.onnx") && Catch::Contains("row template"));
+  out = runGir("lower " + model + " --templates fastest", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("--templates expects"));
+  // The searched templates take what the row templates refuse.
+  out = runGir("lower " + test::sourcePath("scenarios/shufflenet.onnx"), code);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("gir @shufflenet"));
 }
