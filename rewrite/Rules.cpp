@@ -1,6 +1,7 @@
 // The rule list, in the greedy optimizer's order (paper Algorithm 1: sync insertion, swap, merge).
 #include "rewrite/MergeRules.h"
 #include "rewrite/RewriteRule.h"
+#include "rewrite/SliceAnalysis.h"
 #include "rewrite/Swap.h"
 #include "rewrite/SyncInsertion.h"
 
@@ -25,6 +26,7 @@ const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rul
 std::vector<Site> RewriteRule::match(const Graph& g) const { return match(g, computeUseDef(g)); }
 
 std::vector<Site> RewriteRule::match(const Graph& g, const UseDef& ud) const {
+  FitCheckCache fits(g, ud);  // the graph stands still for the pass: one schedule for every fits check
   std::vector<Site> out;
   for (uint32_t i = 0; i < g.nodes().size(); ++i)
     if (!g.nodes()[i].erased) matchAt(g, ud, NodeId(i), out);

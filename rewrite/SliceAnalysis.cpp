@@ -2,6 +2,7 @@
 #include "rewrite/SliceAnalysis.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "core/gir/Interpreter.h"
@@ -67,19 +68,74 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
   return true;
 }
 
+namespace {
+
+// Every live buffer's footprint per instance at `level` (its per-instance elements when it stays
+// within the level's scope, else all of it), indexed by buffer.
+std::vector<int64_t> bytesAtLevel(const Graph& g, const UseDef& ud, const LevelDecl& l) {
+  std::vector<int64_t> bytes(g.buffers().size(), 0);
+  for (uint32_t b = 0; b < g.buffers().size(); ++b) {
+    if (g.buffers()[b].erased || g.buffers()[b].level != l.name) continue;
+    int64_t maxElems = 0;
+    bytes[b] = staysWithinScope(g, ud, BufferId(b), l.scope, maxElems) ? maxElems * 4 : g.buffers()[b].numel() * 4;
+  }
+  return bytes;
+}
+
+thread_local FitCheckCache::Impl* activeFitCache = nullptr;
+
+}  // namespace
+
+struct FitCheckCache::Impl {
+  const Graph& g;
+  const UseDef& ud;
+  bool scheduled = false;
+  bool acyclic = false;
+  std::vector<std::pair<int, int>> intervals;
+  std::map<std::string, std::vector<int64_t>> bytes;  // per level, computed on first use
+  Impl* outer = nullptr;
+
+  bool schedule() {
+    if (!scheduled) {
+      scheduled = true;
+      auto order = topologicalOrder(g);
+      acyclic = order.has_value();
+      if (acyclic) intervals = bufferLiveIntervals(g, *order);
+    }
+    return acyclic;
+  }
+  const std::vector<int64_t>& levelBytes(const LevelDecl& l) {
+    auto it = bytes.find(l.name);
+    if (it == bytes.end()) it = bytes.emplace(l.name, bytesAtLevel(g, ud, l)).first;
+    return it->second;
+  }
+};
+
+FitCheckCache::FitCheckCache(const Graph& g, const UseDef& ud) : impl_(std::make_unique<Impl>(Impl{g, ud})) {
+  impl_->outer = activeFitCache;
+  activeFitCache = impl_.get();
+}
+
+FitCheckCache::~FitCheckCache() { activeFitCache = impl_->outer; }
+
 bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, BufferId candidate, int64_t candidateBytes) {
   const LevelDecl* l = g.level(level);
   if (!l || l->capacityBytes <= 0) return true;
-  auto order = topologicalOrder(g);
-  if (!order) return false;
-  std::vector<int64_t> bytes(g.buffers().size(), 0);
-  for (uint32_t b = 0; b < g.buffers().size(); ++b) {
-    if (g.buffers()[b].erased || g.buffers()[b].level != level) continue;
-    int64_t maxElems = 0;
-    bytes[b] = staysWithinScope(g, ud, BufferId(b), l->scope, maxElems) ? maxElems * 4 : g.buffers()[b].numel() * 4;
+  FitCheckCache::Impl* cache = activeFitCache && &activeFitCache->g == &g && &activeFitCache->ud == &ud ? activeFitCache : nullptr;
+  std::vector<std::pair<int, int>> ownIntervals;
+  std::vector<int64_t> bytes;
+  if (cache) {
+    if (!cache->schedule()) return false;
+    bytes = cache->levelBytes(*l);
+  } else {
+    auto order = topologicalOrder(g);
+    if (!order) return false;
+    ownIntervals = bufferLiveIntervals(g, *order);
+    bytes = bytesAtLevel(g, ud, *l);
   }
   bytes[candidate.value] = candidateBytes;
-  return peakLiveBytes(g, bufferLiveIntervals(g, *order), level, bytes, candidate).bytes <= l->capacityBytes;
+  const auto& intervals = cache ? cache->intervals : ownIntervals;
+  return peakLiveBytes(g, intervals, level, bytes, candidate).bytes <= l->capacityBytes;
 }
 
 bool readThroughMemory(const UseDef& ud, BufferId b) {
