@@ -86,13 +86,21 @@ thread_local FitCheckCache::Impl* activeFitCache = nullptr;
 
 }  // namespace
 
+// Per level: every buffer's footprint and the live bytes at each schedule position (a buffer counts
+// from its first to its last position, as in peakLiveBytes).
+struct LevelProfile {
+  std::vector<int64_t> bytes;
+  std::vector<int64_t> live;
+};
+
 struct FitCheckCache::Impl {
   const Graph& g;
   const UseDef& ud;
   bool scheduled = false;
   bool acyclic = false;
+  size_t positions = 0;
   std::vector<std::pair<int, int>> intervals;
-  std::map<std::string, std::vector<int64_t>> bytes;  // per level, computed on first use
+  std::map<std::string, LevelProfile> levels;  // computed on first use
   Impl* outer = nullptr;
 
   bool schedule() {
@@ -100,14 +108,40 @@ struct FitCheckCache::Impl {
       scheduled = true;
       auto order = topologicalOrder(g);
       acyclic = order.has_value();
-      if (acyclic) intervals = bufferLiveIntervals(g, *order);
+      if (acyclic) {
+        positions = order->size();
+        intervals = bufferLiveIntervals(g, *order);
+      }
     }
     return acyclic;
   }
-  const std::vector<int64_t>& levelBytes(const LevelDecl& l) {
-    auto it = bytes.find(l.name);
-    if (it == bytes.end()) it = bytes.emplace(l.name, bytesAtLevel(g, ud, l)).first;
-    return it->second;
+  const LevelProfile& profile(const LevelDecl& l) {
+    auto it = levels.find(l.name);
+    if (it != levels.end()) return it->second;
+    LevelProfile p{bytesAtLevel(g, ud, l), std::vector<int64_t>(positions + 1, 0)};
+    for (uint32_t b = 0; b < g.buffers().size(); ++b) {
+      if (g.buffers()[b].erased || g.buffers()[b].level != l.name || intervals[b].first < 0) continue;
+      p.live[static_cast<size_t>(intervals[b].first)] += p.bytes[b];
+      p.live[static_cast<size_t>(intervals[b].second) + 1] -= p.bytes[b];
+    }
+    for (size_t k = 1; k < p.live.size(); ++k) p.live[k] += p.live[k - 1];
+    return levels.emplace(l.name, std::move(p)).first->second;
+  }
+
+  // peakLiveBytes(...).bytes with `candidate` counted at `candidateBytes`, from the profile: inside
+  // the candidate's interval its own footprint (if it is at the level) is replaced.
+  int64_t peakWith(const LevelDecl& l, BufferId candidate, int64_t candidateBytes) {
+    const LevelProfile& p = profile(l);
+    const Buffer& c = g.buffer(candidate);
+    auto [first, last] = intervals[candidate.value];
+    bool live = !c.erased && first >= 0;
+    int64_t delta = live ? candidateBytes - (c.level == l.name ? p.bytes[candidate.value] : 0) : 0;
+    int64_t peak = 0;
+    for (size_t k = 0; k < positions; ++k) {
+      bool inside = live && static_cast<int>(k) >= first && static_cast<int>(k) <= last;
+      peak = std::max(peak, p.live[k] + (inside ? delta : 0));
+    }
+    return peak;
   }
 };
 
@@ -122,20 +156,12 @@ bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, Buf
   const LevelDecl* l = g.level(level);
   if (!l || l->capacityBytes <= 0) return true;
   FitCheckCache::Impl* cache = activeFitCache && &activeFitCache->g == &g && &activeFitCache->ud == &ud ? activeFitCache : nullptr;
-  std::vector<std::pair<int, int>> ownIntervals;
-  std::vector<int64_t> bytes;
-  if (cache) {
-    if (!cache->schedule()) return false;
-    bytes = cache->levelBytes(*l);
-  } else {
-    auto order = topologicalOrder(g);
-    if (!order) return false;
-    ownIntervals = bufferLiveIntervals(g, *order);
-    bytes = bytesAtLevel(g, ud, *l);
-  }
+  if (cache) return cache->schedule() && cache->peakWith(*l, candidate, candidateBytes) <= l->capacityBytes;
+  auto order = topologicalOrder(g);
+  if (!order) return false;
+  std::vector<int64_t> bytes = bytesAtLevel(g, ud, *l);
   bytes[candidate.value] = candidateBytes;
-  const auto& intervals = cache ? cache->intervals : ownIntervals;
-  return peakLiveBytes(g, intervals, level, bytes, candidate).bytes <= l->capacityBytes;
+  return peakLiveBytes(g, bufferLiveIntervals(g, *order), level, bytes, candidate).bytes <= l->capacityBytes;
 }
 
 bool readThroughMemory(const UseDef& ud, BufferId b) {

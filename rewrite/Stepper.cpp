@@ -20,15 +20,17 @@ Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t
   if (out) reference_ = std::move(*out);
 }
 
-Status Stepper::verifyNow(const std::string& context) const {
-  ValidityReport r = checkValidity(graph_, inputs_);
+Status verifyOutputs(const Graph& g, const TensorMap& inputs, const TensorMap& reference, const std::string& context) {
+  ValidityReport r = checkValidity(g, inputs);
   if (!r.valid()) return makeError(context + " left an invalid graph:\n" + r.str());
   // Exact rewrites may still round differently (swap moves a scaling across a sum): compare like
   // numpy.allclose with the tolerances the ONNX node tests use.
   std::string where;
-  if (!allClose(r.outputs, reference_, 1e-4, 1e-5, &where)) return makeError(context + " changed the outputs on random inputs: " + where);
+  if (!allClose(r.outputs, reference, 1e-4, 1e-5, &where)) return makeError(context + " changed the outputs on random inputs: " + where);
   return success();
 }
+
+Status Stepper::verifyNow(const std::string& context) const { return verifyOutputs(graph_, inputs_, reference_, context); }
 
 std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
   std::vector<Candidate> out;
@@ -79,6 +81,7 @@ Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& sit
 }
 
 Status Stepper::applySiteInPlace(const RewriteRule& rule, const Site& site, size_t index) {
+  if (gate_ && !gate_(history_.size())) return makeError(std::string(kStepCancelled));
   if (site.graphVersion != graph_.editVersion)
     return makeError("stale site " + site.key() + " for rule '" + std::string(rule.name()) + "': the graph changed since it was matched");
   StepRecord rec;
@@ -106,6 +109,17 @@ Status Stepper::applySiteInPlace(const RewriteRule& rule, const Site& site, size
   history_.push_back(std::move(rec));
   ++position_;
   return success();
+}
+
+void Stepper::adoptSteps(std::vector<StepRecord> steps, Graph result) {
+  if (steps.empty()) return;
+  history_.resize(position_);
+  for (StepRecord& r : steps) history_.push_back(std::move(r));
+  position_ = history_.size();
+  // Sites matched on this graph before must stay stale, whatever the copy's edit count was.
+  result.editVersion = std::max(result.editVersion, graph_.editVersion + 1);
+  graph_ = std::move(result);
+  ud_ = computeUseDef(graph_);
 }
 
 bool Stepper::undo() {

@@ -3,7 +3,9 @@
 // interpreter outputs equal to before) and a step that breaks validity fails naming rule and site.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +66,15 @@ class Stepper {
   // Re-checks the current graph against the reference outputs of the original graph.
   Status verifyNow(const std::string& context) const;
 
+  // Asked before every step with the number of steps in history so far (a driver's progress);
+  // returning false refuses the step with kStepCancelled, which stops a greedy run there with the
+  // steps made so far kept. The gate runs on the thread that runs the stepper.
+  void setStepGate(std::function<bool(size_t historySize)> gate) { gate_ = std::move(gate); }
+  // Takes over the steps another Stepper made on a copy of this graph at the current position, and
+  // the graph they led to (the app's greedy run on a worker thread; the copy holds the slots of
+  // what the steps added, which this graph lacks). The redo tail is dropped.
+  void adoptSteps(std::vector<StepRecord> steps, Graph result);
+
  private:
   Graph graph_;
   UseDef ud_;  // kept current by every edit; rebuilt after undo/redo
@@ -74,7 +85,16 @@ class Stepper {
   TensorMap inputs_, reference_;
   std::vector<StepRecord> history_;
   size_t position_ = 0;
+  std::function<bool(size_t)> gate_;
 };
+
+// What a step refused by the step gate fails with.
+inline constexpr std::string_view kStepCancelled = "cancelled";
+
+// The check checked mode runs after a step, callable by a driver that runs it elsewhere (the app,
+// on a worker thread after the step): verifier, memory-model checker, and the interpreter's outputs
+// on `inputs` allClose to `reference` (the original graph's outputs).
+Status verifyOutputs(const Graph& g, const TensorMap& inputs, const TensorMap& reference, const std::string& context);
 
 // Trace files: the applied steps as JSON ({"gir_trace": 1, "steps": [{"rule", "site", "key", ...}]}).
 struct TraceStep {
