@@ -34,6 +34,12 @@ void GraphCanvas::showGraph(viz::VizGraph g, bool keepExpanded) {
   relayout();
 }
 
+void GraphCanvas::showGraphFrom(std::function<viz::VizGraph()> build, bool keepExpanded) {
+  if (!keepExpanded) expanded_.clear();
+  fitOnReady_ = !keepExpanded;
+  startLayout(std::move(build));
+}
+
 void GraphCanvas::clearGraph() {
   if (pending_) pending_->store(true);
   full_ = visible_ = {};
@@ -48,10 +54,14 @@ void GraphCanvas::setExpanded(int cluster, bool expanded) {
 }
 
 void GraphCanvas::relayout() {
+  startLayout([full = full_] { return full; });
+}
+
+// build -> collapse -> layout -> scene on a worker; the items are made on the UI thread (populate).
+void GraphCanvas::startLayout(std::function<viz::VizGraph()> build) {
   if (pending_) pending_->store(true);  // the older layout's result will be dropped
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   pending_ = cancel;
-  viz::VizGraph visible = viz::collapseClusters(full_, viz::defaultCollapsed(full_, threshold_, expanded_));
   auto* watcher = new QFutureWatcher<std::shared_ptr<LayoutJob>>(this);
   connect(watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this, [this, watcher, cancel] {
     watcher->deleteLater();
@@ -59,6 +69,7 @@ void GraphCanvas::relayout() {
     if (cancel->load() || pending_ != cancel) return;
     pending_.reset();
     auto job = watcher->result();
+    full_ = std::move(job->full);
     if (!job->layout) {
       Q_EMIT layoutFailed(QString::fromStdString(job->layout.error().message));
       return;
@@ -66,9 +77,10 @@ void GraphCanvas::relayout() {
     populate(*job);
   });
   watcher_ = watcher;
-  watcher->setFuture(QtConcurrent::run([visible = std::move(visible), cancel]() {
+  watcher->setFuture(QtConcurrent::run([build = std::move(build), expanded = expanded_, threshold = threshold_, cancel]() {
     auto job = std::make_shared<LayoutJob>();
-    job->visible = visible;
+    job->full = build();
+    job->visible = viz::collapseClusters(job->full, viz::defaultCollapsed(job->full, threshold, expanded));
     job->layout = viz::layoutGraph(job->visible, cancel.get());
     if (job->layout) job->scene = viz::buildScene(job->visible, *job->layout);
     return job;

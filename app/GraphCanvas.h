@@ -7,6 +7,7 @@
 #include <QFutureWatcher>
 #include <QGraphicsView>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -17,6 +18,7 @@
 namespace gir::app {
 
 struct LayoutJob {
+  viz::VizGraph full;  // the graph built on the worker (showGraphFrom) or a copy of the shown one
   viz::VizGraph visible;
   Expected<viz::Layout> layout = makeError("not run");
   viz::SceneModel scene;
@@ -31,6 +33,9 @@ class GraphCanvas : public QGraphicsView {
 
   // Shows `g`; `keepExpanded` keeps the user's expanded kernels (same graph, new step).
   void showGraph(viz::VizGraph g, bool keepExpanded = false);
+  // The same with the graph built on the worker thread too (a step's diff view of a big graph
+  // takes longer than the step); fullGraph() is the new graph once sceneReady() is emitted.
+  void showGraphFrom(std::function<viz::VizGraph()> build, bool keepExpanded = false);
   void clearGraph();
   bool layoutPending() const { return pending_ != nullptr; }
 
@@ -65,6 +70,7 @@ class GraphCanvas : public QGraphicsView {
 
  private:
   void relayout();
+  void startLayout(std::function<viz::VizGraph()> build);
   void onLayoutDone();
   void populate(const LayoutJob& job);
   void onSelectionChanged();

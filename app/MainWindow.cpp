@@ -253,8 +253,9 @@ void MainWindow::onGirChanged() {
   bool fresh = session_->generation() != shownGeneration_;
   shownGeneration_ = session_->generation();
   const Graph& g = session_->graph();
-  viz::VizGraph view = fresh || !showDiff_ ? viz::girToViz(g) : viz::girDiff(session_->previous(), g);
-  girCanvas_->showGraph(std::move(view), !fresh);
+  // The view (a diff after a step) is built on the canvas's worker from copies of the graphs.
+  if (fresh || !showDiff_) girCanvas_->showGraphFrom([after = g] { return viz::girToViz(after); }, !fresh);
+  else girCanvas_->showGraphFrom([before = session_->previous(), after = g] { return viz::girDiff(before, after); }, true);
   QString levels;
   for (const auto& [level, bytes] : session_->cost().bytesPerLevel)
     levels += QString("  %1: %2").arg(QString::fromStdString(level), viz::formatBytes(bytes));

@@ -24,8 +24,16 @@ static HardwareDesc defaultHardware() {
   return fallback;
 }
 
-Session::Session(QObject* parent) : QObject(parent), hw_(defaultHardware()) {}
-Session::~Session() = default;
+Session::Session(QObject* parent) : QObject(parent), hw_(defaultHardware()) { checkPool_.setMaxThreadCount(1); }
+
+Session::~Session() {
+  // Workers hold copies only, but their finish handlers and progress posts name this object.
+  cancelGreedy();
+  if (greedyWatcher_) greedyWatcher_->waitForFinished();
+  checkPool_.clear();
+  checkPool_.waitForDone();
+  if (predictionWatcher_) predictionWatcher_->waitForFinished();
+}
 
 Status Session::setHardware(HardwareDesc hw) {
   if (model_) {
@@ -69,6 +77,14 @@ Status Session::selectSubgraph(int index) {
   return success();
 }
 
+Status Session::openLowered(search::LoweredSubgraph lowered, int subgraph, const std::string& origin) {
+  Graph g = lowered.gir;
+  if (auto st = setGir(std::move(g), origin); !st) return st;
+  lowered_ = std::move(lowered);
+  subgraph_ = subgraph;
+  return success();
+}
+
 Status Session::openGir(const std::string& path) {
   auto g = loadGirFile(path);
   if (!g) return g.takeError();
@@ -78,9 +94,17 @@ Status Session::openGir(const std::string& path) {
   return success();
 }
 
+// The session's stepper never checks a step itself (that would put the interpreter on the UI
+// thread): checked mode runs the same checks on a worker after each step (SessionChecks.cpp).
 void Session::rebuildStepper(const Graph& g) {
-  stepper_ = std::make_unique<Stepper>(g, girHw_, checked_);
+  stepper_ = std::make_unique<Stepper>(g, girHw_, false);
   previous_ = stepper_->graph();
+  states_.clear();
+  for (auto* w : checkWatchers_) {  // checks of the old graph: their results are dropped
+    w->disconnect(this);
+    w->deleteLater();
+  }
+  checkWatchers_.clear();
   lastFailure_.clear();
   refreshCandidates();
 }
@@ -95,9 +119,11 @@ Status Session::setGir(Graph g, const std::string& origin) {
   girHw_.reset();
   if (!g.target.empty())
     if (auto hw = loadHardwareByName(g.target)) girHw_ = *hw;
+  cancelGreedy();  // its result belongs to the old graph (the generation tells)
   original_ = g;
   girOrigin_ = origin;
   ++generation_;
+  reference_ = std::make_shared<CheckReference>(original_);
   rebuildStepper(g);
   Q_EMIT girChanged();
   return success();
@@ -106,13 +132,12 @@ Status Session::setGir(Graph g, const std::string& origin) {
 void Session::setCheckedMode(bool on) {
   if (on == checked_) return;
   checked_ = on;
-  if (!stepper_) return;
-  std::string trace = traceToJson(stepper_->history(), stepper_->position());
-  rebuildStepper(original_);
-  (void)replayTrace(*stepper_, trace, "<session>");
-  previous_ = stepper_->graph();
-  refreshCandidates();
-  Q_EMIT girChanged();
+  if (!stepper_ || !on) return;
+  size_t first = 0;
+  while (first < states_.size() && states_[first].badge == Badge::Verified) ++first;
+  if (first == states_.size()) return;
+  queueChecks(first);
+  Q_EMIT stepsChecked();
 }
 
 // Each candidate applied to its own copy of the graph with the app's own rule objects (the stepper's
@@ -170,6 +195,7 @@ void Session::waitForPredictions() {
 
 Expected<StepRecord> Session::applyCandidate(size_t i) {
   if (!stepper_ || i >= candidates_.size()) return makeError("no rewrite candidate " + std::to_string(i));
+  if (greedyRunning()) return makeError("the greedy run is still going; cancel it or wait for it to finish");
   const Candidate& c = candidates_[i];
   std::string explanation = c.explanation;
   Graph before = stepper_->graph();
@@ -181,14 +207,22 @@ Expected<StepRecord> Session::applyCandidate(size_t i) {
     return rec;
   }
   lastFailure_.clear();
+  size_t step = stepper_->position() - 1;
+  appendStates(step, checked_ ? Badge::Checking : Badge::Unchecked);
+  if (checked_) queueChecks(step);
   previous_ = std::move(before);
   refreshCandidates();
   Q_EMIT girChanged();
   return rec;
 }
 
+void Session::appendStates(size_t from, Badge badge) {
+  states_.resize(from);
+  for (size_t i = from; i < stepper_->history().size(); ++i) states_.push_back({nextSerial_++, badge});
+}
+
 bool Session::undo() {
-  if (!stepper_) return false;
+  if (!stepper_ || greedyRunning()) return false;
   Graph before = stepper_->graph();
   if (!stepper_->undo()) return false;
   previous_ = std::move(before);
@@ -198,7 +232,7 @@ bool Session::undo() {
 }
 
 bool Session::redo() {
-  if (!stepper_) return false;
+  if (!stepper_ || greedyRunning()) return false;
   Graph before = stepper_->graph();
   if (!stepper_->redo()) return false;
   previous_ = std::move(before);
@@ -208,7 +242,7 @@ bool Session::redo() {
 }
 
 void Session::jumpTo(size_t position) {
-  if (!stepper_ || position == stepper_->position()) return;
+  if (!stepper_ || greedyRunning() || position == stepper_->position()) return;
   Graph before = stepper_->graph();
   while (stepper_->position() > position && stepper_->undo()) {}
   while (stepper_->position() < position && stepper_->redo()) {}
@@ -217,21 +251,15 @@ void Session::jumpTo(size_t position) {
   Q_EMIT girChanged();
 }
 
-GreedyResult Session::runGreedy() {
-  GreedyResult r;
-  if (!stepper_) return r;
-  Graph before = stepper_->graph();
-  r = gir::runGreedy(*stepper_);
-  lastFailure_ = r.stop == StopReason::StepFailed ? r.failure : std::string();
-  previous_ = std::move(before);
-  refreshCandidates();
-  Q_EMIT girChanged();
-  return r;
-}
-
 Status Session::replay(const std::string& traceJson, const std::string& fileName) {
   if (!stepper_) return makeError("no GIR-Graph is open to replay a trace on");
+  if (greedyRunning()) return makeError("the greedy run is still going; cancel it or wait for it to finish");
+  size_t first = stepper_->position();
   Status st = replayTrace(*stepper_, traceJson, fileName);
+  if (stepper_->position() > first) {
+    appendStates(first, checked_ ? Badge::Checking : Badge::Unchecked);
+    if (checked_) queueChecks(first);
+  }
   previous_ = stepper_->graph();
   refreshCandidates();
   Q_EMIT girChanged();

@@ -5,6 +5,8 @@
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <QThreadPool>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "core/compute/Preprocess.h"
 #include "core/hw/HardwareDesc.h"
 #include "rewrite/GreedyOptimizer.h"
+#include "app/StepWorkers.h"
 #include "rewrite/Stepper.h"
 #include "search/templates/LoweredSubgraph.h"
 #include "viz/AscendTimeline.h"
@@ -32,6 +35,9 @@ class Session : public QObject {
     double deltaUs = 0;
     int64_t deltaDramBytes = 0;
   };
+  // A step's validity badge. Checked mode checks a step on a worker thread after it is applied:
+  // Checking until the verifier, the memory-model checker and the interpreter have passed.
+  enum class Badge { Unchecked, Checking, Verified, Failed };
 
   explicit Session(QObject* parent = nullptr);
   ~Session() override;
@@ -53,6 +59,8 @@ class Session : public QObject {
   // ---- GIR-Graph and the step API ----
   Status openGir(const std::string& path);
   Status setGir(Graph g, const std::string& origin);
+  // Opens a lowering the user built in the plan explorer (its own choice of templates and kernels).
+  Status openLowered(search::LoweredSubgraph lowered, int subgraph, const std::string& origin);
   bool hasGir() const { return stepper_ != nullptr; }
   int generation() const { return generation_; }  // bumped by every new graph (not by steps)
   const Graph& graph() const { return stepper_->graph(); }
@@ -64,7 +72,11 @@ class Session : public QObject {
   const std::optional<search::LoweredSubgraph>& lowered() const { return lowered_; }
   GraphCost cost() const { return stepper_->cost(); }
   bool checkedMode() const { return checked_; }
-  void setCheckedMode(bool on);  // rebuilds the stepper on the current graph's original
+  // On: every later step is checked, and the history's unchecked steps are checked now (worker).
+  void setCheckedMode(bool on);
+  Badge badge(size_t step) const { return step < states_.size() ? states_[step].badge : Badge::Unchecked; }
+  bool checksPending() const { return !checkWatchers_.empty(); }
+  void waitForChecks();  // blocks until every queued check has reported (tests, benchmarks)
 
   // The applicable rewrites; their predicted cost changes are computed on a worker thread (one graph
   // copy per candidate is too slow for the UI thread on big graphs) and arrive with
@@ -72,13 +84,21 @@ class Session : public QObject {
   const std::vector<Candidate>& candidates() const { return candidates_; }
   bool predictionsReady() const { return predictionsReady_; }
   void waitForPredictions();  // blocks until the current candidates have their predictions
-  // Applies candidate `i`; on failure the graph is unchanged and lastFailure() holds the rule's
-  // explanation and what broke.
+  // Applies candidate `i` (unchecked; checked mode then checks it on a worker thread, and a step
+  // whose check fails is taken back with its successors, lastFailure() naming the rule's
+  // explanation and what broke). Fails at once for a stale site or while greedy runs.
   Expected<StepRecord> applyCandidate(size_t i);
   bool undo();
   bool redo();
   void jumpTo(size_t position);  // undo/redo until `position` steps are applied
-  GreedyResult runGreedy();      // from the current position; history then holds every step
+  // The greedy run from the current position on a worker thread (checked mode verifies every step
+  // there); greedyProgress while it runs, greedyFinished when its steps are in the history.
+  // Stepping is refused meanwhile. Cancel keeps the steps made so far.
+  bool startGreedy();
+  void cancelGreedy();
+  bool greedyRunning() const { return greedyWatcher_ != nullptr; }
+  const GreedyResult& lastGreedy() const { return lastGreedy_; }
+  bool lastGreedyCancelled() const { return lastGreedyCancelled_; }
   Status replay(const std::string& traceJson, const std::string& fileName);  // a saved trace, step by step
   const std::string& lastFailure() const { return lastFailure_; }
   // The modelled time (or DRAM bytes without hardware) after 0..history().size() steps.
@@ -96,11 +116,24 @@ class Session : public QObject {
   void hardwareChanged();
   void ascendChanged();
   void candidatesPredicted();
+  void stepsChecked();               // badges changed (a check passed or failed)
+  void greedyProgress(int steps);    // steps the running greedy has made
+  void greedyFinished();
 
  private:
   void refreshCandidates();
   void takePredictions(int round, const std::vector<Prediction>& p);
   void rebuildStepper(const Graph& g);
+  void queueChecks(size_t first);  // checks steps first..history end on a worker
+  void takeChecks(QFutureWatcher<std::vector<CheckOutcome>>* watcher);
+  void takeBackFrom(size_t step, const std::string& why);
+  void takeGreedy(int generation, size_t position, GreedyOutcome outcome);
+  void appendStates(size_t from, Badge badge);
+
+  struct StepState {
+    uint64_t serial = 0;
+    Badge badge = Badge::Unchecked;
+  };
 
   HardwareDesc hw_;
   std::optional<compute::Graph> model_;
@@ -119,6 +152,15 @@ class Session : public QObject {
   int predictionRound_ = 0;
   QFutureWatcher<std::vector<Prediction>>* predictionWatcher_ = nullptr;
   std::string lastFailure_;
+  std::vector<StepState> states_;  // one per history entry
+  uint64_t nextSerial_ = 1;
+  std::shared_ptr<CheckReference> reference_;
+  QThreadPool checkPool_;  // one thread: checks run in step order
+  std::vector<QFutureWatcher<std::vector<CheckOutcome>>*> checkWatchers_;
+  QFutureWatcher<GreedyOutcome>* greedyWatcher_ = nullptr;
+  std::shared_ptr<std::atomic<bool>> greedyCancel_;
+  GreedyResult lastGreedy_;
+  bool lastGreedyCancelled_ = false;
   std::unique_ptr<viz::AscendKernel> ascend_;  // held by pointer: its trace points into its program
   std::string ascendPath_;
 };

@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -50,7 +51,19 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
   undo_ = new QPushButton("Undo", this);
   redo_ = new QPushButton("Redo", this);
   greedy_ = new QPushButton("Run greedy", this);
-  for (auto* b : {apply_, undo_, redo_, greedy_}) buttons->addWidget(b);
+  cancel_ = new QPushButton("Cancel greedy", this);
+  for (auto* b : {apply_, undo_, redo_, greedy_, cancel_}) buttons->addWidget(b);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 0);  // the number of steps is not known ahead: a busy bar with a count
+  progress_->setTextVisible(true);
+  progress_->hide();
+  cancel_->hide();
+  connect(cancel_, &QPushButton::clicked, this, [this] { session_.cancelGreedy(); });
+  connect(&session_, &Session::greedyProgress, this, [this](int steps) {
+    progress_->setFormat(QString("greedy: %1 step(s) so far%2").arg(steps).arg(session_.checkedMode() ? ", each verified" : ""));
+  });
+  connect(&session_, &Session::greedyFinished, this, &StepperPanel::refresh);
+  connect(&session_, &Session::stepsChecked, this, &StepperPanel::refreshHistory);
   connect(apply_, &QPushButton::clicked, this, [this] { applyRow(candidates_->currentRow()); });
   connect(undo_, &QPushButton::clicked, this, [this] { session_.undo(); });
   connect(redo_, &QPushButton::clicked, this, [this] { session_.redo(); });
@@ -86,6 +99,7 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
   layout->addWidget(failure_);
   layout->addWidget(checked_);
   layout->addLayout(buttons);
+  layout->addWidget(progress_);
   layout->addLayout(playback);
   layout->addWidget(split, 1);
   refresh();
@@ -94,22 +108,25 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
 bool StepperPanel::playing() const { return timer_->isActive(); }
 
 void StepperPanel::refresh() {
-  bool has = session_.hasGir();
-  for (auto* b : {apply_, undo_, redo_, greedy_, play_, pause_, step_, jump_}) b->setEnabled(has);
+  bool has = session_.hasGir(), running = session_.greedyRunning();
+  for (auto* b : {apply_, undo_, redo_, greedy_, play_, pause_, step_, jump_}) b->setEnabled(has && !running);
+  cancel_->setVisible(running);
+  progress_->setVisible(running);
   candidates_->setRowCount(0);
-  history_->clear();
   if (!has) {
+    history_->clear();
     cost_->setText("Open a GIR file, or a model and one of its subgraphs.");
     failure_->hide();
     buildCurve();
     return;
   }
   const Stepper& st = session_.stepper();
-  cost_->setText(QString("<b>cost</b>: %1<br><b>step</b> %2 of %3").arg(QString::fromStdString(session_.cost().str()).toHtmlEscaped())
+  QString greedy = session_.lastGreedyCancelled() ? "<br>the last greedy run was cancelled; its steps so far are kept" : "";
+  cost_->setText(QString("<b>cost</b>: %1<br><b>step</b> %2 of %3%4")
+                     .arg(QString::fromStdString(session_.cost().str()).toHtmlEscaped())
                      .arg(st.position())
-                     .arg(st.history().size()));
-  failure_->setVisible(!session_.lastFailure().empty());
-  failure_->setText("STEP FAILED\n" + QString::fromStdString(session_.lastFailure()));
+                     .arg(st.history().size())
+                     .arg(greedy));
   const auto& cands = session_.candidates();
   int rows = std::min<int>(static_cast<int>(cands.size()), kMaxCandidateRows);
   candidates_->setRowCount(rows);
@@ -121,26 +138,54 @@ void StepperPanel::refresh() {
   }
   fillPredictions();
   if (rows > 0) candidates_->selectRow(0);
+  refreshHistory();
+  jumpTo_->setRange(0, static_cast<int>(st.history().size()));
+  jumpTo_->setValue(static_cast<int>(st.position()));
+  buildCurve();
+}
+
+static QString badgeText(Session::Badge b) {
+  switch (b) {
+    case Session::Badge::Unchecked: return "unchecked";
+    case Session::Badge::Checking: return QString::fromUtf8("checking\u2026");
+    case Session::Badge::Verified: return QString::fromUtf8("\u2714 verified");
+    case Session::Badge::Failed: return QString::fromUtf8("\u2718 FAILED");
+  }
+  return "?";
+}
+
+static QColor badgeColour(Session::Badge b) {
+  switch (b) {
+    case Session::Badge::Unchecked: return QColor(0x80, 0x80, 0x80);
+    case Session::Badge::Checking: return QColor(0xb0, 0x70, 0x00);
+    case Session::Badge::Verified: return QColor(0x1e, 0x80, 0x3c);
+    case Session::Badge::Failed: return QColor(0xc0, 0x39, 0x2b);
+  }
+  return QColor(0x80, 0x80, 0x80);
+}
+
+void StepperPanel::refreshHistory() {
+  history_->clear();
+  failure_->setVisible(session_.hasGir() && !session_.lastFailure().empty());
+  failure_->setText("STEP FAILED\n" + QString::fromStdString(session_.lastFailure()));
+  if (!session_.hasGir()) return;
+  const Stepper& st = session_.stepper();
   history_->addItem(QString("0: original  %1").arg(QString::fromStdString(session_.original().name)));
   for (size_t i = 0; i < st.history().size(); ++i) {
     const StepRecord& r = st.history()[i];
-    QString badge = r.verified ? QString::fromUtf8("\u2714 verified") : QString("unchecked");
+    Session::Badge b = session_.badge(i);
     auto* item = new QListWidgetItem(QString("%1: %2 #%3  DRAM %4 -> %5 B  [%6]")
                                          .arg(i + 1)
                                          .arg(QString::fromStdString(r.rule))
                                          .arg(r.siteIndex)
                                          .arg(r.costBefore.dramBytes)
                                          .arg(r.costAfter.dramBytes)
-                                         .arg(badge));
+                                         .arg(badgeText(b)));
     item->setToolTip(QString::fromStdString(r.explanation));
-    item->setForeground(r.verified ? QColor(0x1e, 0x80, 0x3c) : QColor(0x80, 0x80, 0x80));
-    if (i >= st.position()) item->setForeground(QColor(0xb0, 0xb0, 0xb0));  // undone, redo-able
+    item->setForeground(i >= st.position() ? QColor(0xb0, 0xb0, 0xb0) : badgeColour(b));  // grey: undone, redo-able
     history_->addItem(item);
   }
   history_->setCurrentRow(static_cast<int>(st.position()));
-  jumpTo_->setRange(0, static_cast<int>(st.history().size()));
-  jumpTo_->setValue(static_cast<int>(st.position()));
-  buildCurve();
 }
 
 void StepperPanel::fillPredictions() {
@@ -203,7 +248,9 @@ bool StepperPanel::applyRow(int row) {
 
 void StepperPanel::runGreedy() {
   pause();
-  session_.runGreedy();
+  progress_->setFormat("greedy: starting");
+  session_.startGreedy();
+  refresh();  // buttons off, Cancel and the progress bar on
 }
 
 void StepperPanel::play() {

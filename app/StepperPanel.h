@@ -15,6 +15,7 @@ class QSpinBox;
 class QTableWidget;
 class QTimer;
 class QCheckBox;
+class QProgressBar;
 
 namespace gir::app {
 
@@ -27,8 +28,9 @@ class StepperPanel : public QWidget {
   explicit StepperPanel(Session& session, QWidget* parent = nullptr);
 
   void refresh();  // from the session: candidates, history, curve, badges
+  void refreshHistory();  // the history list and the failure banner only (a check reported)
   bool applyRow(int row);
-  void runGreedy();
+  void runGreedy();  // starts the greedy run on a worker thread (Session::startGreedy)
   void play();
   void pause();
   bool playing() const;
@@ -39,6 +41,8 @@ class StepperPanel : public QWidget {
   QListWidget* historyList() const { return history_; }
   QLabel* failureBanner() const { return failure_; }
   QLabel* costLabel() const { return cost_; }
+  QProgressBar* greedyProgress() const { return progress_; }
+  QPushButton* cancelButton() const { return cancel_; }
   int curvePoints() const;
 
  Q_SIGNALS:
@@ -52,7 +56,8 @@ class StepperPanel : public QWidget {
   QTableWidget* candidates_;
   QListWidget* history_;
   QLabel *cost_, *failure_;
-  QPushButton *apply_, *undo_, *redo_, *greedy_, *play_, *pause_, *step_, *jump_;
+  QPushButton *apply_, *undo_, *redo_, *greedy_, *cancel_, *play_, *pause_, *step_, *jump_;
+  QProgressBar* progress_;
   QSpinBox* jumpTo_;
   QCheckBox* checked_;
   QChartView* chart_;

@@ -19,7 +19,7 @@ Expected<ModelPlans> planModel(const compute::Graph& g, const compute::Preproces
   ModelPlans out;
   out.target = hw.name;
   out.subgraphs = pre.subgraphs.size();
-  for (const std::string& name : search::baselinePlannerNames()) out.planners.push_back({name, 0, 0, 0});
+  for (const std::string& name : search::baselinePlannerNames()) out.planners.push_back({name, 0, 0, 0, true, ""});
   for (size_t s = 0; s < pre.subgraphs.size(); ++s) {
     auto problem = search::makeProblem(g, pre.subgraphs[s], "subgraph " + std::to_string(s));
     if (!problem) return problem.takeError();

@@ -5,12 +5,15 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QSignalSpy>
+#include <QTest>
 #include <QString>
 #include <QWidget>
 #include <string>
 
 #include "app/GraphCanvas.h"
 #include "app/MainWindow.h"
+#include "app/Session.h"
+#include "app/StepperPanel.h"
 
 namespace gir::test {
 
@@ -28,6 +31,20 @@ inline bool waitForLayout(gir::app::GraphCanvas* c, int timeoutMs = 30000) {
   QSignalSpy ready(c, &gir::app::GraphCanvas::sceneReady);
   for (int waited = 0; c->layoutPending() && waited < timeoutMs; waited += 20) ready.wait(20);
   return !c->layoutPending();
+}
+
+// Presses Run greedy and waits for the worker thread's result to land in the history.
+inline bool runGreedyAndWait(gir::app::MainWindow* w, int timeoutMs = 120000) {
+  QSignalSpy done(&w->session(), &gir::app::Session::greedyFinished);
+  w->stepper()->runGreedy();
+  if (!w->session().greedyRunning()) return false;
+  return done.wait(timeoutMs);
+}
+
+// Waits until every step's check (checked mode, on a worker thread) has reported.
+inline bool waitForChecks(gir::app::Session& s, int timeoutMs = 60000) {
+  for (int waited = 0; s.checksPending() && waited < timeoutMs; waited += 20) QTest::qWait(20);
+  return !s.checksPending();
 }
 
 // Closes every error box the window opened; returns how many there were.

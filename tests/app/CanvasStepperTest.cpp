@@ -5,6 +5,8 @@
 
 #include <QLabel>
 #include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QTableWidget>
 
 #include "app/ModelTab.h"
@@ -13,6 +15,9 @@
 #include "core/gir/Printer.h"
 #include "tests/app/AppSupport.h"
 #include "tests/support/TestSupport.h"
+#include "core/gir/Parser.h"
+#include "rewrite/GreedyOptimizer.h"
+#include "tests/viz/SyntheticGir.h"
 #include "viz/GirView.h"
 
 using namespace gir;
@@ -67,8 +72,12 @@ TEST_CASE("apply a rewrite: canvas, cost and history update; undo restores the p
   std::string after = printGraph(s.graph());
   CHECK(after != original);
   CHECK(s.stepper().history().size() == 1);
-  CHECK(s.stepper().history()[0].verified);  // checked mode: interpreter + memory checker passed
+  // Checked mode checks the step on a worker thread after it is applied: "checking…" until the
+  // verifier, the memory checker and the interpreter have passed, then "verified".
   CHECK(w->stepper()->historyList()->count() == 2);
+  REQUIRE(test::waitForChecks(s));
+  CHECK(s.badge(0) == Session::Badge::Verified);
+  CHECK(s.lastFailure().empty());
   CHECK(w->stepper()->historyList()->item(1)->text().contains("verified"));
   CHECK(w->stepper()->curvePoints() == 2);
   CHECK(w->stepper()->costLabel()->text() != costBefore);
@@ -114,15 +123,26 @@ TEST_CASE("greedy in the app ends at gir opt --greedy's cost and graph; playback
   Session& s = w->session();
   std::string input = test::binaryPath("app_greedy_input.gir");
   test::writeText(input, printGraph(s.graph()));
+  // The run is on a worker thread: the buttons are off and Cancel is offered until it lands.
+  QSignalSpy done(&s, &Session::greedyFinished);
   w->stepper()->runGreedy();
+  REQUIRE(s.greedyRunning());
+  CHECK_FALSE(s.undo());  // stepping is refused meanwhile
+  CHECK(w->stepper()->cancelButton()->isVisibleTo(w->stepper()));
+  REQUIRE(done.wait(60000));
+  CHECK_FALSE(w->stepper()->cancelButton()->isVisibleTo(w->stepper()));
   REQUIRE(s.lastFailure().empty());
+  CHECK_FALSE(s.lastGreedyCancelled());
   REQUIRE(s.stepper().history().size() > 0);
   std::string out;
   std::string optimized = test::binaryPath("app_greedy_output.gir");
   REQUIRE(test::runCommand(std::string(GIR_EXE) + " opt " + input + " --greedy --quiet -o " + optimized, out) == 0);
   CHECK(lineStarting(out, "after: ") == s.cost().str());
   CHECK(test::readText(optimized) == printGraph(s.graph()));
-  for (const StepRecord& r : s.stepper().history()) CHECK(r.verified);
+  for (size_t i = 0; i < s.stepper().history().size(); ++i) {
+    CHECK(s.stepper().history()[i].verified);  // verified by the worker's checked stepper
+    CHECK(s.badge(i) == Session::Badge::Verified);
+  }
   CHECK(w->stepper()->curvePoints() == static_cast<int>(s.stepper().history().size()) + 1);
   REQUIRE(test::waitForLayout(w->girCanvas()));
   test::saveScreenshot(w.get(), "greedy_shufflenet_final");
@@ -130,13 +150,50 @@ TEST_CASE("greedy in the app ends at gir opt --greedy's cost and graph; playback
   size_t steps = s.stepper().history().size();
   w->stepper()->jumpTo(0);
   CHECK(printGraph(s.graph()) == test::readText(input));
-  QSignalSpy done(w->stepper(), &StepperPanel::playbackFinished);
+  QSignalSpy played(w->stepper(), &StepperPanel::playbackFinished);
   w->stepper()->play();
   CHECK(w->stepper()->playing());
-  REQUIRE(done.wait(20000));
+  REQUIRE(played.wait(20000));
   CHECK(s.stepper().position() == steps);
   CHECK(s.cost().str() == lineStarting(out, "after: "));
   w->stepper()->jumpTo(1);
   CHECK(s.stepper().position() == 1);
   REQUIRE(test::waitForLayout(w->girCanvas()));
+}
+
+TEST_CASE("greedy on a worker: progress while it runs, cancel keeps the steps made so far", "[app]") {
+  auto w = test::makeWindow();
+  auto g = parseGirText(test::syntheticGirText(40, 8), "synthetic");
+  REQUIRE(g);
+  Session& s = w->session();
+  REQUIRE(s.setGir(*g, "synthetic"));
+  // The whole run, for comparison: the cancelled run is a prefix of it.
+  Stepper full(*g, std::nullopt, false);
+  REQUIRE(runGreedy(full).stop == StopReason::Converged);
+  REQUIRE(full.history().size() > 20);
+
+  QSignalSpy progress(&s, &Session::greedyProgress);
+  QSignalSpy done(&s, &Session::greedyFinished);
+  w->stepper()->runGreedy();
+  REQUIRE(s.greedyRunning());
+  while (progress.count() < 3 && done.count() == 0) progress.wait(5000);
+  REQUIRE(progress.count() >= 3);
+  CHECK(w->stepper()->greedyProgress()->isVisibleTo(w->stepper()));
+  CHECK(w->stepper()->greedyProgress()->format().contains("step"));
+  w->stepper()->cancelButton()->click();
+  REQUIRE((done.count() > 0 || done.wait(60000)));
+  CHECK(s.lastGreedyCancelled());
+  CHECK(s.lastFailure().empty());  // a cancel is not a failure
+  size_t kept = s.stepper().history().size();
+  CHECK(kept >= 3);
+  CHECK(kept < full.history().size());
+  for (size_t i = 0; i < kept && i < full.history().size(); ++i) {
+    CHECK(s.stepper().history()[i].siteKey == full.history()[i].siteKey);
+    CHECK(s.badge(i) == Session::Badge::Verified);
+  }
+  // Going on from there converges, every step verified.
+  REQUIRE(test::runGreedyAndWait(w.get()));
+  CHECK_FALSE(s.lastGreedyCancelled());
+  CHECK(s.lastGreedy().stop == StopReason::Converged);
+  for (size_t i = 0; i < s.stepper().history().size(); ++i) CHECK(s.badge(i) == Session::Badge::Verified);
 }

@@ -33,7 +33,7 @@ TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
   Q_EMIT w->modelTab()->subgraphRequested(0);
   REQUIRE(w->session().hasGir());
   REQUIRE(test::waitForLayout(w->girCanvas()));
-  w->stepper()->runGreedy();
+  REQUIRE(test::runGreedyAndWait(w.get()));
   CHECK(kernelCount(w->session().graph()) == 1);
   CHECK(w->session().cost().dramBytes == w->session().preprocessed().subgraphs[0].minBytes);
 
@@ -48,7 +48,7 @@ TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
   CHECK(w->inspector()->toPlainText().contains("device"));
   test::saveScreenshot(w.get(), "tutorial_03_shufflenet_gir");
 
-  w->stepper()->runGreedy();
+  REQUIRE(test::runGreedyAndWait(w.get()));
   size_t steps = w->session().stepper().history().size();
   REQUIRE(steps == 6);
   for (size_t k = 1; k <= steps; ++k) {
@@ -70,7 +70,7 @@ TEST_CASE("tutorial: LayerNorm, lowered, optimized and measured", "[app][tutoria
   REQUIRE(test::waitForLayout(w->girCanvas()));
   int kernelsBefore = kernelCount(w->session().graph());
   test::saveScreenshot(w.get(), "tutorial_06_layernorm_gir");
-  w->stepper()->runGreedy();
+  REQUIRE(test::runGreedyAndWait(w.get()));
   REQUIRE(w->session().lastFailure().empty());
   REQUIRE(test::waitForLayout(w->girCanvas()));
   CHECK(kernelCount(w->session().graph()) < kernelsBefore);
