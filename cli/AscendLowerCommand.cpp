@@ -1,6 +1,6 @@
-// `gir ascend-lower FILE.gir|MODEL.onnx [--target ascend910] [--subgraph N] [-o OUT.asck] [--insert]
-// [--phases data|sync] [--no-double-buffer] [--stats]`: a GIR kernel (or a model's row-wise subgraph, lowered by the row templates)
-// as one AI Core's .asck program; the lowering is checked against the GIR interpreter; with --insert, set/wait
+// `gir ascend-lower FILE.gir|MODEL.onnx [--target ascend910] [--subgraph N] [--plan gir|rows] [-o OUT.asck]
+// [--insert] [--phases data|sync] [--no-double-buffer] [--ub-bytes N] [--stats] [--print-gir]`: a GIR kernel (or a model's
+// memory-bound subgraph as the GIR planner plans it, or as the row templates lower it) as one AI Core's .asck program; the lowering is checked against the GIR interpreter; with --insert, set/wait
 // are inserted and the oracle judges the result (exit 1 on a violation).
 #include <filesystem>
 #include <iostream>
@@ -10,8 +10,10 @@
 #include "codegen/ascend/FromGir.h"
 #include "core/compute/Preprocess.h"
 #include "core/gir/Parser.h"
+#include "core/gir/Printer.h"
 #include "core/hw/HardwareDesc.h"
 #include "core/onnx/OnnxImporter.h"
+#include "search/ModelPlanner.h"
 #include "search/templates/RowLowering.h"
 
 namespace gir::cli {
@@ -25,7 +27,20 @@ struct Source {
   std::map<std::string, std::string> tensorOf;
 };
 
-Expected<Source> loadModelSubgraph(const std::string& path, const HardwareDesc& hw, const std::string& subgraph) {
+// The GIR planner's plan (search::planSubgraph, as the tests lower it), or the row templates' per-op graph.
+Expected<search::LoweredSubgraph> lowerModelSubgraph(const compute::Graph& model, const compute::Subgraph& sub, size_t index,
+                                                     const HardwareDesc& hw, const std::string& plan) {
+  if (plan == "rows") return search::lowerRowwise(model, sub, hw, {});
+  search::PlanRequest req;
+  req.planners = {"gir"};
+  req.validate = false;
+  auto plans = search::planSubgraph(model, sub, index, hw, req);
+  if (!plans) return plans.takeError();
+  return std::move(plans->planners[0].lowered.lowered);
+}
+
+Expected<Source> loadModelSubgraph(const std::string& path, const HardwareDesc& hw, const std::string& subgraph,
+                                   const std::string& plan) {
   auto model = compute::importOnnxFile(path);
   if (!model) return model.takeError();
   auto pre = compute::preprocess(*model, hw);
@@ -35,7 +50,7 @@ Expected<Source> loadModelSubgraph(const std::string& path, const HardwareDesc& 
   if (subgraph.empty() || *end != '\0' || index < 0 || index >= static_cast<long long>(pre->subgraphs.size()))
     return makeError("--subgraph '" + subgraph + "': the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s)",
                      SourceLocation{path, 0, 0, ""});
-  auto lowered = search::lowerRowwise(*model, pre->subgraphs[index], hw, {});
+  auto lowered = lowerModelSubgraph(*model, pre->subgraphs[index], static_cast<size_t>(index), hw, plan);
   if (!lowered) {
     Diagnostic d = lowered.takeError();
     d.location.file = path;
@@ -47,8 +62,8 @@ Expected<Source> loadModelSubgraph(const std::string& path, const HardwareDesc& 
   return src;
 }
 
-Expected<Source> loadSource(const std::string& path, const HardwareDesc& hw, const std::string& subgraph) {
-  if (std::filesystem::path(path).extension() == ".onnx") return loadModelSubgraph(path, hw, subgraph);
+Expected<Source> loadSource(const std::string& path, const HardwareDesc& hw, const std::string& subgraph, const std::string& plan) {
+  if (std::filesystem::path(path).extension() == ".onnx") return loadModelSubgraph(path, hw, subgraph, plan);
   auto text = readFile(path);
   if (!text) return text.takeError();
   auto g = parseGirText(*text, path);
@@ -59,11 +74,11 @@ Expected<Source> loadSource(const std::string& path, const HardwareDesc& hw, con
 }  // namespace
 
 int runAscendLower(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"target", "subgraph", "o", "phases"}, {"insert", "no-double-buffer", "stats"});
+  auto args = parseArgs(argv, {"target", "subgraph", "o", "phases", "plan", "ub-bytes"}, {"insert", "no-double-buffer", "stats", "print-gir"});
   if (!args) return reportBadInput(args.error());
   if (args->positional.size() != 1)
-    return reportBadInput(makeError("usage: gir ascend-lower FILE.gir|MODEL.onnx [--target ascend910|ascend910b] [--subgraph N] "
-                                    "[-o OUT.asck] [--insert] [--phases data|sync] [--no-double-buffer] [--stats]"));
+    return reportBadInput(makeError("usage: gir ascend-lower FILE.gir|MODEL.onnx [--target ascend910|ascend910b] [--subgraph N] [--plan gir|rows] "
+                                    "[-o OUT.asck] [--insert] [--phases data|sync] [--no-double-buffer] [--ub-bytes N] [--stats] [--print-gir]"));
   const std::string& path = args->positional[0];
   std::string targetName = args->option("target", "ascend910");
   auto hw = loadHardwareByName(targetName);
@@ -72,8 +87,14 @@ int runAscendLower(const CommandArgs& argv) {
   if (!hw->ascend || !ub) return reportBadInput(makeError("target '" + targetName + "' is not an Ascend target (no UB, no flags)"));
   auto target = loadTarget(targetName, std::filesystem::path(path).parent_path().string());
   if (!target) return reportBadInput(target.error());
-  auto src = loadSource(path, *hw, args->option("subgraph", "0"));
+  std::string plan = args->option("plan", "gir");
+  if (plan != "gir" && plan != "rows") return reportBadInput(makeError("--plan expects 'gir' or 'rows', got '" + plan + "'"));
+  auto src = loadSource(path, *hw, args->option("subgraph", "0"), plan);
   if (!src) return reportBadInput(src.error());
+  if (args->has("print-gir")) {  // the GIR about to be lowered, e.g. a model's plan, for `gir check` or a fixture
+    auto st = writeOutput(args->option("o"), printGraph(src->graph));
+    return st ? kExitOk : reportBadInput(st.error());
+  }
 
   std::string phases = args->option("phases", "data");
   if (phases != "data" && phases != "sync") return reportBadInput(makeError("--phases expects 'data' or 'sync', got '" + phases + "'"));
@@ -82,18 +103,25 @@ int runAscendLower(const CommandArgs& argv) {
   opt.phases = phases == "data" ? PhaseSplit::Data : PhaseSplit::Sync;
   opt.doubleBuffer = !args->has("no-double-buffer");
   opt.ubCapacityBytes = ub->capacityBytes;
+  if (args->hasOption("ub-bytes")) {  // a smaller (or larger) UB than the target's, to see spilling and reuse
+    char* end = nullptr;
+    std::string v = args->option("ub-bytes");
+    opt.ubCapacityBytes = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || opt.ubCapacityBytes < 1) return reportBadInput(makeError("--ub-bytes expects a positive number of bytes, got '" + v + "'"));
+  }
   opt.latencies = *target;
   opt.tensorOf = src->tensorOf;
-  auto low = lowerGirToAsck(src->graph, opt);
-  if (!low) return reportBadInput(low.error());
-  if (auto st = checkLowering(src->graph, *low); !st) {
-    std::cerr << "finding: the lowered program does not read what the GIR interpreter reads\n" << st.error().str() << "\n";
-    return kExitFinding;
-  }
   if (!args->has("insert")) {
+    auto low = lowerGirToAsck(src->graph, opt);
+    if (!low) return reportBadInput(low.error());
+    if (auto st = checkLowering(src->graph, *low); !st) {
+      std::cerr << "finding: the lowered program does not read what the GIR interpreter reads\n" << st.error().str() << "\n";
+      return kExitFinding;
+    }
     auto st = writeOutput(args->option("o"), printLowering(*low));
     return st ? kExitOk : reportBadInput(st.error());
   }
+  // Lowers and checks once inside (a failed check is an error there: the lowering, not the input, is wrong).
   auto run = lowerInsertAndJudge(src->graph, opt, *target, normativeOracleOptions());
   if (!run) return reportBadInput(run.error());
   const OracleReport& rep = run->report;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,7 +75,8 @@ struct UnitPlan {
   std::vector<int> phaseOf;    // per node id; -1 for erased nodes
   int phases = 0;
   std::vector<NodeId> order;   // live non-sync nodes by (phase, topological position)
-  std::vector<int64_t> divisors;  // the chain k1 | k2 | ... of the unit terms u/k, u%k and of tile indices
+  // Per phase, the chain k1 | k2 | ... of the unit terms u/k, u%k and of tile indices in that phase.
+  std::vector<std::vector<int64_t>> divisors;
   std::vector<UnitNest> nests;    // by phase, then by first unit
 };
 
@@ -83,9 +85,12 @@ struct UnitPlan {
 // longest path where an edge counts 1 when an element passes between different units along it (read after
 // write, write after read, write after write, from the interpreter's accesses: GIR addresses are affine in the
 // unit, so one run sees every access). Syncs that only order a unit with itself then cost no split: the row
-// templates' per-op kernels run back to back per unit. `extraDivisors` join the offsets' divisors
-// (layoutBuffers asks for the ones its tile indices need).
-Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split, const std::vector<int64_t>& extraDivisors = {});
+// templates' per-op kernels run back to back per unit. That is each node's earliest phase; a node with
+// successors then moves to the latest phase they allow, so loads sit next to their consumers.
+Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split);
+// The divisor chains and loop nests again, with `extraDivisors[phase]` joining that phase's offsets' divisors
+// (layoutBuffers asks for the ones its tile indices need). planUnitLoops runs it with none.
+Status nestUnitLoops(const Graph& g, UnitPlan& plan, const std::vector<std::vector<int64_t>>& extraDivisors);
 
 // ---- Stage 2: buffers -----------------------------------------------------------------------------------
 
@@ -97,33 +102,47 @@ enum class LayoutKind {
 };
 const char* layoutKindName(LayoutKind k);
 
+// One GIR buffer or staging tile: a *member* of the .asck buffer `asck`. Without pooling every member has a
+// .asck buffer of its own; with it, per-unit and staging members whose lifetimes do not overlap share one.
 struct BufferLayout {
   LayoutKind kind = LayoutKind::Global;
-  Buffer decl;                     // the .asck buffer (bytes, tile= in bytes)
+  Buffer decl;                     // the member's own storage (bytes, tile= in bytes), as if unpooled
+  int asck = -1;                   // the .asck buffer holding it (Layout::decls)
   BufferId gir;                    // Global/SharedUb/PrivateUb: the GIR buffer
   NodeId node;                     // Staging: the node and operand it serves
   int operand = -1;                // Staging: input number, or -1 for the output
-  int64_t tileElems = 0;           // 0: whole-buffer references only
-  int64_t slots = 1;               // PrivateUb and Staging: tiles reused round-robin
+  int64_t tileElems = 0;           // 0: whole-buffer references only (pooled: the pool's tile)
+  int64_t slots = 1;               // PrivateUb and Staging: tiles reused round-robin (pooled: the pool's)
   std::vector<int64_t> unitBase;   // PrivateUb: first element of each unit's footprint (per unit)
 };
 
 struct Layout {
-  std::vector<BufferLayout> buffers;  // .asck buffer order
-  std::map<uint32_t, int> ofGir;      // GIR buffer id -> .asck buffer
-  std::map<std::pair<uint32_t, int>, int> staging;  // (node id, operand or -1) -> .asck buffer
+  std::vector<BufferLayout> buffers;  // members
+  std::vector<Buffer> decls;          // the .asck buffers, in program order
+  std::map<uint32_t, int> ofGir;      // GIR buffer id -> member
+  std::map<std::pair<uint32_t, int>, int> staging;  // (node id, operand or -1) -> member
   std::map<std::pair<int, uint32_t>, AffineIndex> tileIndex;  // (nest, GIR slice) -> tile of a Global/SharedUb access
   int64_t ubBytes = 0;
   bool doubleBuffered = false;
+  bool pooled = false;                // per-unit and staging members share UB pools by lifetime
   std::vector<std::string> notes;     // decisions worth a comment line (whole-buffer fallbacks, UB fit)
 };
 
 // GM buffers and shared UB buffers get the smallest tile size (a divisor of the element count) that holds
 // every unit's access of every node in one tile, and per nest an affine tile index (else whole-buffer
-// references). Fails when UB cannot hold the UB buffers even without double buffering.
+// references). When UB cannot hold it all, per-unit and staging members are pooled by lifetime
+// (poolByLifetime), then double buffering is dropped; fails when even that does not fit.
 Expected<Layout> layoutBuffers(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt);
-// The unit divisors (tile / per-unit stride) those tiles need to be affine, for planUnitLoops.
-std::vector<int64_t> tileDivisors(const Graph& g, const UnitPlan& plan);
+// UB reuse (FromGirPool.cpp): a per-unit buffer lives from its first to its last node in plan.order (one phase,
+// one unit's iteration), a staging tile at its node. Members whose lifetimes do not overlap share one .asck
+// buffer (a pool, tile = the largest member), found by linear scan over the lifetimes. Sharing a name makes
+// every reuse a region conflict, so the insertion orders the next member's writes after the last reads of
+// the previous one; nothing is assumed about addresses the oracle cannot see. A pool has two slots when a
+// member had them, unless UB cannot hold it: then the largest pools drop to one slot first. Recomputes
+// decls, ubBytes and doubleBuffered.
+void poolByLifetime(const Graph& g, const UnitPlan& plan, Layout& lay, int64_t ubCapacityBytes);
+// Per phase, the unit divisors (tile / per-unit stride) those tiles need to be affine, for nestUnitLoops.
+std::vector<std::vector<int64_t>> tileDivisors(const Graph& g, const UnitPlan& plan);
 
 // ---- Stage 3: the program -------------------------------------------------------------------------------
 
@@ -151,6 +170,11 @@ struct AsckLowering {
 
 // The whole lowering. Errors (a GIR the mapping cannot express) name the node or buffer and the reason.
 Expected<AsckLowering> lowerGirToAsck(const Graph& g, const FromGirOptions& opt);
+// The same in two steps. prepareGir holds the interpreter runs (verifier, the memory checker's race-freedom,
+// data phases) and depends only on the graph and opt.phases; lowerPlanned lays out and emits, so the
+// lowerings of one graph with other buffering options or targets share the expensive part.
+Expected<UnitPlan> prepareGir(const Graph& g, PhaseSplit phases);
+Expected<AsckLowering> lowerPlanned(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt);
 // The .asck text with the notes as '#' comment lines above it (parses to the same program).
 std::string printLowering(const AsckLowering& low);
 
@@ -162,6 +186,20 @@ std::string printLowering(const AsckLowering& low);
 // elements lie inside its region reference (so the oracle's region conflicts cover every element conflict).
 // With the oracle's verdict on the inserted program this shows the timed run computes what GIR computes.
 Status checkLowering(const Graph& g, const AsckLowering& low);
+
+// The interpreter's side of that comparison: one interpreter run, kept as one 64-bit hash per element (of the
+// write it holds) and one digest per node, unit and operand read. Made once per graph and reused by every
+// lowering of it; a differing digest is worded by running the interpreter again with exact provenance.
+class LoweringReference {
+ public:
+  static Expected<LoweringReference> of(const Graph& g);  // g must outlive the reference
+  struct Impl;
+
+ private:
+  friend Status checkLowering(const Graph& g, const AsckLowering& low, const LoweringReference& ref);
+  std::shared_ptr<const Impl> impl_;
+};
+Status checkLowering(const Graph& g, const AsckLowering& low, const LoweringReference& ref);
 
 // ---- All of it ------------------------------------------------------------------------------------------
 
@@ -177,5 +215,9 @@ struct FromGirRun {
 // single-buffered one, and the one with fewer simulated cycles is kept (a note says so).
 Expected<FromGirRun> lowerInsertAndJudge(const Graph& g, const FromGirOptions& opt, const Target& target,
                                          const OracleOptions& oracle);
+// The same for several targets (one run each, in order), preparing, lowering and checking the graph once:
+// the lowering does not depend on the flag count (the `target` line is set per target).
+Expected<std::vector<FromGirRun>> lowerInsertAndJudge(const Graph& g, const FromGirOptions& opt,
+                                                      const std::vector<Target>& targets, const OracleOptions& oracle);
 
 }  // namespace gir::ascend

@@ -38,8 +38,8 @@ class Emitter {
  private:
   void emitNode(int ni, NodeId id, std::vector<Stmt>& body);
   RegionRef girRef(int ni, SliceId s) const;
-  RegionRef stageRef(int ni, int buffer) const;
-  RegionRef slotRef(int ni, int buffer, int64_t slots) const;
+  RegionRef stageRef(int ni, int member) const;
+  RegionRef slotRef(int ni, const BufferLayout& bl) const;
   void push(std::vector<Stmt>& body, Pipe pipe, const std::string& op, const std::string& label, int64_t bytes,
             std::vector<RegionRef> dsts, std::vector<RegionRef> srcs, InstrOrigin origin);
   bool inGm(SliceId s) const { return g_.levelOf(g_.slice(s).buffer)->scope == Scope::Device; }
@@ -50,10 +50,11 @@ class Emitter {
   const FromGirOptions& opt_;
 };
 
-// Slot (iteration % slots) of a per-unit or staging buffer; the whole buffer when it has one slot.
-RegionRef Emitter::slotRef(int ni, int buffer, int64_t slots) const {
+// Slot (iteration % slots) of a per-unit or staging member; the whole buffer when it has one slot.
+RegionRef Emitter::slotRef(int ni, const BufferLayout& bl) const {
   RegionRef r;
-  r.buffer = buffer;
+  r.buffer = bl.asck;
+  int64_t slots = bl.slots;
   if (slots <= 1) return r;
   r.whole = false;
   const UnitNest& nest = out_.plan.nests[ni];
@@ -67,18 +68,17 @@ RegionRef Emitter::slotRef(int ni, int buffer, int64_t slots) const {
 }
 
 RegionRef Emitter::girRef(int ni, SliceId s) const {
-  int buffer = out_.layout.ofGir.at(g_.slice(s).buffer.value);
-  const BufferLayout& bl = out_.layout.buffers[buffer];
-  if (bl.kind == LayoutKind::PrivateUb) return slotRef(ni, buffer, bl.slots);
+  const BufferLayout& bl = out_.layout.buffers[out_.layout.ofGir.at(g_.slice(s).buffer.value)];
+  if (bl.kind == LayoutKind::PrivateUb) return slotRef(ni, bl);
   RegionRef r;
-  r.buffer = buffer;
+  r.buffer = bl.asck;
   if (bl.tileElems == 0) return r;
   r.whole = false;
   r.index = out_.layout.tileIndex.at({ni, s.value});
   return r;
 }
 
-RegionRef Emitter::stageRef(int ni, int buffer) const { return slotRef(ni, buffer, out_.layout.buffers[buffer].slots); }
+RegionRef Emitter::stageRef(int ni, int member) const { return slotRef(ni, out_.layout.buffers[member]); }
 
 void Emitter::push(std::vector<Stmt>& body, Pipe pipe, const std::string& op, const std::string& label, int64_t bytes,
                    std::vector<RegionRef> dsts, std::vector<RegionRef> srcs, InstrOrigin origin) {
@@ -137,7 +137,7 @@ void Emitter::emitNode(int ni, NodeId id, std::vector<Stmt>& body) {
 
 void Emitter::run() {
   Program& p = out_.program;
-  for (const auto& bl : out_.layout.buffers) p.buffers.push_back(bl.decl);
+  p.buffers = out_.layout.decls;
   for (size_t ni = 0; ni < out_.plan.nests.size(); ++ni) {
     const UnitNest& nest = out_.plan.nests[ni];
     std::vector<Stmt> body;
@@ -174,6 +174,7 @@ std::vector<std::string> describe(const Graph& g, const AsckLowering& low, const
   for (size_t ni = 0; ni < low.plan.nests.size(); ++ni) notes.push_back(describeNest(g, low.plan.nests[ni], ni));
   for (const auto& bl : low.layout.buffers) {
     std::string line = "buffer " + bl.decl.name + ": " + layoutKindName(bl.kind);
+    if (low.layout.decls[bl.asck].name != bl.decl.name) line = "buffer " + low.layout.decls[bl.asck].name + " holds " + layoutKindName(bl.kind);
     if (bl.kind == LayoutKind::Staging) {
       line += " for n" + std::to_string(bl.node.value) + (bl.operand < 0 ? " output" : " input " + std::to_string(bl.operand));
     } else {
@@ -210,23 +211,31 @@ static Status raceFree(const Graph& g) {
   return success();
 }
 
-Expected<AsckLowering> lowerGirToAsck(const Graph& g, const FromGirOptions& opt) {
+Expected<UnitPlan> prepareGir(const Graph& g, PhaseSplit phases) {
   if (auto st = verifyGraph(g); !st) return st.takeError();
   if (auto st = raceFree(g); !st) return st.takeError();
-  auto first = planUnitLoops(g, opt.phases);
-  if (!first) return first.takeError();
-  auto plan = planUnitLoops(g, opt.phases, tileDivisors(g, *first));
-  if (!plan) return plan.takeError();
-  auto lay = layoutBuffers(g, *plan, opt);
+  return planUnitLoops(g, phases);
+}
+
+Expected<AsckLowering> lowerPlanned(const Graph& g, const UnitPlan& prepared, const FromGirOptions& opt) {
+  UnitPlan plan = prepared;
+  if (auto st = nestUnitLoops(g, plan, tileDivisors(g, plan)); !st) return st.takeError();
+  auto lay = layoutBuffers(g, plan, opt);
   if (!lay) return lay.takeError();
   AsckLowering low;
-  low.plan = std::move(*plan);
+  low.plan = std::move(plan);
   low.layout = std::move(*lay);
   low.program.name = kernelName(g.name);
   low.program.target = opt.target;
   Emitter(g, low, opt).run();
   low.notes = describe(g, low, opt);
   return low;
+}
+
+Expected<AsckLowering> lowerGirToAsck(const Graph& g, const FromGirOptions& opt) {
+  auto plan = prepareGir(g, opt.phases);
+  if (!plan) return plan.takeError();
+  return lowerPlanned(g, *plan, opt);
 }
 
 std::string printLowering(const AsckLowering& low) {

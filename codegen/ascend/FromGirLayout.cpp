@@ -127,6 +127,7 @@ class LayoutBuilder {
   Status addGirBuffer(BufferId b);
   void addPrivate(BufferId b, BufferLayout& bl);
   void addStaging(NodeId id, int operand, SliceId s);
+  void add(BufferLayout bl);
   int64_t slotsFor(const std::set<uint32_t>& nodes) const;
   std::string uniqueName(const std::string& want);
   bool inGm(SliceId s) const { return isDevice(g_, g_.slice(s).buffer); }
@@ -195,7 +196,7 @@ Status LayoutBuilder::addGirBuffer(BufferId b) {
     bl.decl.bytes = buf.numel() * kElemBytes;
   }
   out_.ofGir[b.value] = static_cast<int>(out_.buffers.size());
-  out_.buffers.push_back(std::move(bl));
+  add(std::move(bl));
   return success();
 }
 
@@ -213,6 +214,13 @@ void LayoutBuilder::addStaging(NodeId id, int operand, SliceId s) {
   bl.decl.tile = bl.slots > 1 ? bl.tileElems * kElemBytes : 0;
   if (bl.slots == 1) bl.tileElems = 0;
   out_.staging[{id.value, operand}] = static_cast<int>(out_.buffers.size());
+  add(std::move(bl));
+}
+
+// A member with a .asck buffer of its own.
+void LayoutBuilder::add(BufferLayout bl) {
+  bl.asck = static_cast<int>(out_.decls.size());
+  out_.decls.push_back(bl.decl);
   out_.buffers.push_back(std::move(bl));
 }
 
@@ -232,16 +240,16 @@ Expected<Layout> LayoutBuilder::run() {
       if (inGm(n.inputs[k])) addStaging(id, static_cast<int>(k), n.inputs[k]);
     if (!move && inGm(n.outputs[0])) addStaging(id, -1, n.outputs[0]);
   }
-  for (const auto& bl : out_.buffers)
-    if (bl.decl.mem == Mem::UB) out_.ubBytes += bl.decl.bytes;
+  for (const auto& d : out_.decls)
+    if (d.mem == Mem::UB) out_.ubBytes += d.bytes;
   return std::move(out_);
 }
 
 }  // namespace
 
-std::vector<int64_t> tileDivisors(const Graph& g, const UnitPlan& plan) {
+std::vector<std::vector<int64_t>> tileDivisors(const Graph& g, const UnitPlan& plan) {
   auto acc = accessesPerBuffer(g, plan);
-  std::set<int64_t> out;
+  std::vector<std::set<int64_t>> out(static_cast<size_t>(plan.phases));
   for (uint32_t b = 0; b < g.buffers().size(); ++b) {
     if (acc[b].empty() || g.buffers()[b].erased || !g.levelOf(BufferId(b))) continue;
     if (!isDevice(g, BufferId(b)) && isPrivate(g, plan, BufferId(b), acc[b])) continue;
@@ -251,10 +259,12 @@ std::vector<int64_t> tileDivisors(const Graph& g, const UnitPlan& plan) {
       for (const auto& term : g.slice(a.slice).offset.terms()) {
         int64_t c = std::llabs(term.coeff);
         if (c == 0 || t % c != 0) continue;
-        out.insert(term.kind == UnitTermKind::Div ? term.divisor * (t / c) : t / c);
+        out[plan.phaseOf[a.node.value]].insert(term.kind == UnitTermKind::Div ? term.divisor * (t / c) : t / c);
       }
   }
-  return {out.begin(), out.end()};
+  std::vector<std::vector<int64_t>> chains;
+  for (const auto& s : out) chains.emplace_back(s.begin(), s.end());
+  return chains;
 }
 
 // Tile indices of every GIR-buffer access in every nest; a buffer whose index is not affine in some nest
@@ -280,29 +290,39 @@ static void fitTileIndices(const Graph& g, const UnitPlan& plan, Layout& lay) {
         }
     }
   for (auto& bl : lay.buffers)
-    if (bl.kind == LayoutKind::Global || bl.kind == LayoutKind::SharedUb) bl.decl.tile = bl.tileElems * kElemBytes;
+    if (bl.kind == LayoutKind::Global || bl.kind == LayoutKind::SharedUb) lay.decls[bl.asck].tile = bl.decl.tile = bl.tileElems * kElemBytes;
 }
 
+// Tries, in order: every member its own UB (two slots where double buffering is on), pools by lifetime,
+// then the same with one slot. The first that fits UB is kept, with a note saying what it took.
 Expected<Layout> layoutBuffers(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt) {
-  auto lay = LayoutBuilder(g, plan, opt, opt.doubleBuffer).run();
-  if (!lay) return lay;
-  if (lay->ubBytes > opt.ubCapacityBytes && opt.doubleBuffer) {
-    int64_t wanted = lay->ubBytes;
-    lay = LayoutBuilder(g, plan, opt, false).run();
-    if (!lay) return lay;
-    lay->notes.push_back("double buffering dropped: it needs " + std::to_string(wanted) + " bytes of UB");
-  }
-  if (lay->ubBytes > opt.ubCapacityBytes) {
-    std::string biggest;
-    int64_t most = 0;
-    for (const auto& bl : lay->buffers)
-      if (bl.decl.mem == Mem::UB && bl.decl.bytes > most) most = bl.decl.bytes, biggest = bl.decl.name;
-    return makeError("the lowered kernel needs " + std::to_string(lay->ubBytes) + " bytes of UB, the core has " +
-                     std::to_string(opt.ubCapacityBytes) + " (largest: " + biggest + ", " + std::to_string(most) +
-                     " bytes); unit-scoped buffers that live across a sync are kept whole in UB");
-  }
-  fitTileIndices(g, plan, *lay);
-  return lay;
+  std::vector<bool> slotChoices{opt.doubleBuffer};
+  if (opt.doubleBuffer) slotChoices.push_back(false);
+  std::optional<Layout> last;
+  int64_t wanted = 0;
+  for (bool dbl : slotChoices)
+    for (bool pool : {false, true}) {
+      auto lay = LayoutBuilder(g, plan, opt, dbl).run();
+      if (!lay) return lay;
+      if (pool) poolByLifetime(g, plan, *lay, opt.ubCapacityBytes);
+      if (!last) wanted = lay->ubBytes;
+      bool fits = lay->ubBytes <= opt.ubCapacityBytes;
+      last = std::move(*lay);
+      if (!fits) continue;
+      if (pool)
+        last->notes.push_back("UB pooled by lifetime: " + std::to_string(last->ubBytes) + " bytes, " + std::to_string(wanted) + " unpooled" +
+                              (dbl ? (last->doubleBuffered ? "; the pools that fit keep two slots" : "; every pool has one slot") : ""));
+      if (opt.doubleBuffer && !dbl) last->notes.push_back("double buffering dropped: it needs " + std::to_string(wanted) + " bytes of UB");
+      fitTileIndices(g, plan, *last);
+      return std::move(*last);
+    }
+  std::string biggest;
+  int64_t most = 0;
+  for (const auto& d : last->decls)
+    if (d.mem == Mem::UB && d.bytes > most) most = d.bytes, biggest = d.name;
+  return makeError("the lowered kernel needs " + std::to_string(last->ubBytes) + " bytes of UB, the core has " +
+                   std::to_string(opt.ubCapacityBytes) + " (largest: " + biggest + ", " + std::to_string(most) +
+                   " bytes), with one slot and UB pooled by lifetime; unit-scoped buffers that live across a phase split are kept whole in UB");
 }
 
 }  // namespace gir::ascend

@@ -4,6 +4,7 @@
 #include "codegen/ascend/FromGir.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "core/gir/Interpreter.h"
@@ -32,36 +33,42 @@ static bool splitsUnits(const Graph& g, const Node& n) {
 namespace {
 
 // Node pairs (earlier, later) between which some element passes from one unit to another, in the
-// interpreter's order: the later node must run in a later phase.
+// interpreter's order: the later node must run in a later phase. Only device- and block-scoped buffers are
+// tracked: the memory checker (raceFree, before) rejects a unit- or lane-scoped element touched by two units,
+// so those never carry data between units, and they hold most of the elements (one slice per unit).
 class CrossUnitEdges : public AccessObserver {
  public:
   explicit CrossUnitEdges(const Graph& g) : last_(g.buffers().size()), readers_(g.buffers().size()) {
     for (size_t b = 0; b < g.buffers().size(); ++b) {
-      last_[b].assign(static_cast<size_t>(g.buffers()[b].erased ? 0 : g.buffers()[b].numel()), {-1, -1});
+      const gir::Buffer& buf = g.buffers()[b];
+      const LevelDecl* l = buf.erased ? nullptr : g.levelOf(BufferId(static_cast<uint32_t>(b)));
+      if (!l || l->scope == Scope::Unit || l->scope == Scope::Lane) continue;
+      last_[b].assign(static_cast<size_t>(buf.numel()), {-1, -1});
       readers_[b].resize(last_[b].size());
     }
   }
   void access(NodeId node, int64_t unit, BufferId b, const std::vector<int64_t>& elements, bool isWrite) override {
-    int64_t n = node.value;
+    if (last_[b.value].empty()) return;  // unit- or lane-private
+    int32_t n = static_cast<int32_t>(node.value), me = static_cast<int32_t>(unit);
     for (int64_t e : elements) {
       auto& w = last_[b.value][e];
       auto& rs = readers_[b.value][e];
-      if (w.first >= 0 && w.second != unit) edges.insert({w.first, n});
+      if (w.first >= 0 && w.second != me) edges.insert({w.first, n});
       if (!isWrite) {
-        rs.push_back({n, unit});
+        if (rs.empty() || rs.back() != std::make_pair(n, me)) rs.push_back({n, me});
         continue;
       }
       for (const auto& r : rs)
-        if (r.second != unit) edges.insert({r.first, n});
+        if (r.second != me) edges.insert({r.first, n});
       rs.clear();
-      w = {n, unit};
+      w = {n, me};
     }
   }
   std::set<std::pair<int64_t, int64_t>> edges;
 
  private:
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> last_;                 // (node, unit) per element
-  std::vector<std::vector<std::vector<std::pair<int64_t, int64_t>>>> readers_;  // since the last write
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> last_;                 // (node, unit) per element
+  std::vector<std::vector<std::vector<std::pair<int32_t, int32_t>>>> readers_;  // since the last write
 };
 
 }  // namespace
@@ -78,13 +85,25 @@ static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
     if (!run) return run.takeError();
     for (const auto& [a, b] : obs.edges) crossSucc[a].push_back(NodeId(static_cast<uint32_t>(b)));
   }
+  // Each edge asks: phase(later) >= phase(earlier) + weight. First as soon as possible (longest path).
+  auto weight = [&](NodeId from, bool cross) { return cross || (split == PhaseSplit::Sync && splitsUnits(g, g.node(from))) ? 1 : 0; };
   plan.phaseOf.assign(g.nodes().size(), -1);
   for (NodeId id : *topo) plan.phaseOf[id.value] = 0;
   for (NodeId id : *topo) {  // predecessors come first, so a node's phase is final when it is reached
-    int& mine = plan.phaseOf[id.value];
-    int next = mine + (split == PhaseSplit::Sync && splitsUnits(g, g.node(id)) ? 1 : 0);
-    for (NodeId s : succ[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], next);
+    int mine = plan.phaseOf[id.value];
+    for (NodeId s : succ[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + weight(id, false));
     for (NodeId s : crossSucc[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + 1);
+  }
+  // Then every node with successors as late as they allow: a load or a unit-local chain moves next to its
+  // consumers, so its unit-scoped results live in one phase and take a per-unit UB slot, not the whole
+  // buffer across a phase split (gpt2's KV-cache loads). Sinks keep their place: moving them later would
+  // keep their inputs alive across splits instead.
+  for (auto it = topo->rbegin(); it != topo->rend(); ++it) {
+    NodeId id = *it;
+    int latest = std::numeric_limits<int>::max();
+    for (NodeId s : succ[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - weight(id, false));
+    for (NodeId s : crossSucc[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - 1);
+    if (latest != std::numeric_limits<int>::max()) plan.phaseOf[id.value] = std::max(plan.phaseOf[id.value], latest);
   }
   for (NodeId id : *topo) {
     plan.phases = std::max(plan.phases, plan.phaseOf[id.value] + 1);
@@ -95,12 +114,15 @@ static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
   return success();
 }
 
-// The divisors of the offsets' u/k and u%k terms must form a chain k1 | k2 | ...: then a mixed-radix loop
-// nest makes all of them affine. Optional divisors join only where they keep the chain.
-static Status divisorChain(const Graph& g, const UnitPlan& plan, const std::vector<int64_t>& extra,
+// The divisors of one phase's u/k and u%k terms must form a chain k1 | k2 | ...: then a mixed-radix loop
+// nest makes all of them affine. Phases are separate loop nests, so each has its own chain (efficientnet's
+// plan divides by 4 in its first kernel and by 14 in its last). Optional divisors join only where they keep
+// the chain.
+static Status divisorChain(const Graph& g, const UnitPlan& plan, int phase, const std::vector<int64_t>& extra,
                            std::vector<int64_t>& chain) {
   std::vector<std::pair<int64_t, NodeId>> needed;
   for (NodeId id : plan.order) {
+    if (plan.phaseOf[id.value] != phase) continue;
     const Node& n = g.node(id);
     for (const auto* list : {&n.inputs, &n.outputs})
       for (SliceId s : *list)
@@ -111,7 +133,8 @@ static Status divisorChain(const Graph& g, const UnitPlan& plan, const std::vect
   for (size_t i = 1; i < needed.size(); ++i)
     if (needed[i].first % needed[i - 1].first != 0)
       return makeError("unit terms with divisors " + std::to_string(needed[i - 1].first) + " and " + std::to_string(needed[i].first) +
-                           " do not nest (neither divides the other): no loop nest on one core makes both affine",
+                           " do not nest (neither divides the other): no loop nest of phase " + std::to_string(phase) +
+                           " makes both affine",
                        SourceLocation{"", 0, 0, describeNode(g, needed[i].second)});
   for (const auto& [k, id] : needed)
     if (chain.empty() || chain.back() != k) chain.push_back(k);
@@ -198,21 +221,32 @@ static void segmentPhase(const Graph& g, UnitPlan& plan, int phase) {
     if (segs[s].second.empty()) continue;
     int64_t b = segs[s].first, e = s + 1 < segs.size() ? segs[s + 1].first : g.units;
     std::vector<RawNest> raws;
-    decompose(b, e, plan.divisors, plan.divisors.size(), raws);
+    decompose(b, e, plan.divisors[phase], plan.divisors[phase].size(), raws);
     for (const auto& r : raws) plan.nests.push_back(finishNest(r, phase, b, e, segs[s].second));
   }
 }
 
-Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split, const std::vector<int64_t>& extraDivisors) {
+Status nestUnitLoops(const Graph& g, UnitPlan& plan, const std::vector<std::vector<int64_t>>& extraDivisors) {
+  plan.divisors.assign(static_cast<size_t>(plan.phases), {});
+  plan.nests.clear();
+  for (int p = 0; p < plan.phases; ++p) {
+    const std::vector<int64_t> none;
+    const auto& extra = static_cast<size_t>(p) < extraDivisors.size() ? extraDivisors[p] : none;
+    if (auto st = divisorChain(g, plan, p, extra, plan.divisors[p]); !st) return st;
+    segmentPhase(g, plan, p);
+  }
+  for (const auto& nest : plan.nests)
+    if (nest.loops.size() > 8)
+      return makeError("unit divisors " + std::to_string(plan.divisors[nest.phase].size()) + " deep need " +
+                       std::to_string(nest.loops.size()) + " nested loops; the sync insertion handles at most 8");
+  return success();
+}
+
+Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split) {
   if (g.units < 1) return makeError("the GIR graph has no units");
   UnitPlan plan;
   if (auto st = assignPhases(g, split, plan); !st) return st.takeError();
-  if (auto st = divisorChain(g, plan, extraDivisors, plan.divisors); !st) return st.takeError();
-  for (int p = 0; p < plan.phases; ++p) segmentPhase(g, plan, p);
-  for (const auto& nest : plan.nests)
-    if (nest.loops.size() > 8)
-      return makeError("unit divisors " + std::to_string(plan.divisors.size()) + " deep need " + std::to_string(nest.loops.size()) +
-                       " nested loops; the sync insertion handles at most 8");
+  if (auto st = nestUnitLoops(g, plan, {}); !st) return st.takeError();
   return plan;
 }
 

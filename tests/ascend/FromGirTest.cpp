@@ -51,11 +51,12 @@ Graph parseOrFail(const std::string& path) {
   return std::move(*g);
 }
 
-// THE list of graphs to lower. Today: every valid GIR golden (tests/golden/gir; softmax_race.gir and
-// softmax_scope.gir are deliberately invalid and tested as bad input below) and every memory-bound subgraph of every bundled scenario
-// that search::lowerRowwise lowers for ascend910. The general template lowering of every scenario and every
-// planner's plan joins here as one more loop producing LoweringCase{name, LoweredSubgraph.gir, tensor names}.
-const std::vector<LoweringCase>& loweringCases() {
+// The graphs to lower: every valid GIR golden (tests/golden/gir; softmax_race.gir and softmax_scope.gir are
+// deliberately invalid and tested as bad input below), and per bundled scenario the GIR planner's plan
+// (search::planSubgraph) of every memory-bound subgraph for ascend910. Each scenario is a test case of its
+// own (its own CTest process, so ctest -j2 plans two at a time), and one test case checks the list of
+// scenarios against scenarios/*.onnx.
+const std::vector<LoweringCase>& goldenCases() {
   static const std::vector<LoweringCase> cases = [] {
     std::vector<LoweringCase> out;
     for (const auto& path : filesIn("tests/golden/gir", ".gir")) {
@@ -63,37 +64,39 @@ const std::vector<LoweringCase>& loweringCases() {
       if (!checkValidity(g, randomInputs(g, 1)).valid()) continue;
       out.push_back({gir::test::stem(path), std::move(g), {}});
     }
-    auto hw = loadHardwareByName("ascend910");
-    REQUIRE(hw.ok());
-    for (const auto& path : filesIn("scenarios", ".onnx")) {
-      // Not yet (docs/ascend.md): efficientnet's plan on ascend910 offsets units by u/4 and u/14
-      // (no single loop nest), gpt2's plan keeps 17 MB of unit registers live across a sync (no
-      // spilling to GM yet), and planning transformer_block for ascend910 takes minutes.
-      std::string stem = gir::test::stem(path);
-      if (stem == "efficientnet" || stem == "transformer_block" || stem == "gpt2_decode_attention") continue;
-      auto model = compute::importOnnxFile(path);
-      INFO(path << ": " << (model ? "" : model.error().str()));
-      REQUIRE(model.ok());
-      auto pre = compute::preprocess(*model, *hw);
-      REQUIRE(pre.ok());
-      // The GIR planner's plan of every memory-bound subgraph (validated inside the search).
-      search::PlanRequest req;
-      req.planners = {"gir"};
-      req.validate = false;
-      for (size_t i = 0; i < pre->subgraphs.size(); ++i) {
-        auto plans = search::planSubgraph(*model, pre->subgraphs[i], i, *hw, req);
-        INFO(path << " #" << i << ": " << (plans ? "" : plans.error().str()));
-        REQUIRE(plans.ok());
-        const search::LoweredSubgraph* low = &plans->planners[0].lowered.lowered;
-        LoweringCase c{gir::test::stem(path) + "#" + std::to_string(i), low->gir, {}};
-        for (const auto* m : {&low->inputBuffers, &low->outputBuffers})
-          for (const auto& [buffer, tensor] : *m) c.tensorOf[buffer] = model->tensor(tensor).name;
-        out.push_back(std::move(c));
-      }
-    }
     return out;
   }();
   return cases;
+}
+
+const char* const kScenarios[] = {"bert_bias_residual_layernorm", "column_reduction", "efficientnet", "gelu",
+                                  "gpt2_decode_attention", "layernorm", "rmsnorm", "row_reduction", "shufflenet",
+                                  "silu", "softmax", "transformer_block", "transpose_reduce"};
+
+std::vector<LoweringCase> scenarioCases(const std::string& stem) {
+  std::string path = sourcePath("scenarios/" + stem + ".onnx");
+  auto hw = loadHardwareByName("ascend910");
+  REQUIRE(hw.ok());
+  auto model = compute::importOnnxFile(path);
+  INFO(path << ": " << (model ? "" : model.error().str()));
+  REQUIRE(model.ok());
+  auto pre = compute::preprocess(*model, *hw);
+  REQUIRE(pre.ok());
+  search::PlanRequest req;
+  req.planners = {"gir"};
+  req.validate = false;  // the lowering checks its input itself (verifier, memory checker, interpreter)
+  std::vector<LoweringCase> out;
+  for (size_t i = 0; i < pre->subgraphs.size(); ++i) {
+    auto plans = search::planSubgraph(*model, pre->subgraphs[i], i, *hw, req);
+    INFO(path << " #" << i << ": " << (plans ? "" : plans.error().str()));
+    REQUIRE(plans.ok());
+    const search::LoweredSubgraph* low = &plans->planners[0].lowered.lowered;
+    LoweringCase c{stem + "#" + std::to_string(i), low->gir, {}};
+    for (const auto* m : {&low->inputBuffers, &low->outputBuffers})
+      for (const auto& [buffer, tensor] : *m) c.tensorOf[buffer] = model->tensor(tensor).name;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 FromGirOptions optionsFor(const LoweringCase& c) {
@@ -120,67 +123,99 @@ void compareGolden(const std::string& file, const std::string& text) {
   CHECK(readText(goldenPath(file)) == text);
 }
 
+// Outputs above barrier-all, each named with why and bounded so it cannot drift: efficientnet's kernels are
+// MTE2-bound and want two UB slots, which with 4 flags per pipe pair need merged flags that serialize more
+// than the slots overlap; one slot (kept as the faster) then runs 0.3% over barrier-all.
+const std::map<std::string, double> kOverBarrierAll = {{"efficientnet#0 on ascend910", 1.01}};
+
+// The properties every lowered graph must have, on both targets: the lowering (checked against the
+// interpreter inside lowerInsertAndJudge) prints, re-parses and validates; it fits UB; the inserted output
+// passes the normative oracle, keeps the program, stays in the flag budget and beats barrier-all.
+void lowerAndJudgeAll(const std::vector<LoweringCase>& cases, const std::string& what) {
+  std::vector<Target> targets{gir::test::targetOrFail("ascend910"), gir::test::targetOrFail("ascend910b")};
+  std::map<std::string, std::vector<std::string>> robust, notRobust;
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto runs = lowerInsertAndJudge(c.graph, optionsFor(c), targets, normativeOracleOptions());
+    INFO((runs ? "" : runs.error().str()));
+    REQUIRE(runs.ok());
+    REQUIRE(runs->size() == targets.size());
+    for (size_t t = 0; t < targets.size(); ++t) {
+      const FromGirRun& run = (*runs)[t];
+      std::string name = c.name + " on " + targets[t].name;
+      INFO(name);
+      std::string text = printLowering(run.lowering);
+      auto back = parseAsck(text, c.name + ".asck");
+      INFO((back ? "" : back.error().str()));
+      REQUIRE(back.ok());
+      auto valid = validateInput(*back, text);
+      INFO((valid ? "" : valid.error().str()));
+      REQUIRE(valid.ok());
+      CHECK(printAsck(*back) == printAsck(run.lowering.program));
+      CHECK(run.lowering.layout.ubBytes <= FromGirOptions{}.ubCapacityBytes);
+      INFO(run.report.violation);
+      REQUIRE(run.report.correct);
+      CHECK(run.inserted.stats.physicalMaxPerPair <= targets[t].flags);
+      Program stripped = run.inserted.output;
+      stripSync(stripped.body);
+      CHECK(printAsck(stripped) == printAsck(normalizeCfg(run.lowering.program)));
+      // Flags, not barriers, order the pipes: the output beats barrier-all.
+      INFO("cycles " << run.report.cyclesMean << ", barrier-all " << run.report.barrierAllMean);
+      auto over = kOverBarrierAll.find(name);
+      if (over == kOverBarrierAll.end()) CHECK(run.report.cyclesMean < run.report.barrierAllMean);
+      else CHECK(run.report.cyclesMean < run.report.barrierAllMean * over->second);
+      (run.report.robust ? robust : notRobust)[targets[t].name].push_back(c.name);
+    }
+  }
+  for (const auto& t : targets) {
+    std::cout << "[ascend-from-gir] " << what << " on " << t.name << ": " << robust[t.name].size() << " of " << cases.size()
+              << " outputs robust\n";
+    for (const auto& n : notRobust[t.name]) std::cout << "  not robust: " << n << "\n";
+  }
+}
+
 }  // namespace
 
-TEST_CASE("the list holds every valid GIR golden and the GIR plan of every scenario subgraph", "[ascend][from-gir]") {
+TEST_CASE("the lists: every valid GIR golden, and every bundled scenario has a test case below", "[ascend][from-gir]") {
   std::set<std::string> names;
-  for (const auto& c : loweringCases()) names.insert(c.name);
-  for (const char* n : {"relu", "figure6", "two_kernels", "softmax_block", "softmax_device",
-                        "shufflenet_source", "shufflenet_dest", "softmax#0", "layernorm#0", "rmsnorm#0", "gelu#0", "silu#0",
-                        "row_reduction#0", "bert_bias_residual_layernorm#0", "column_reduction#0",
-                        "shufflenet#0", "transpose_reduce#0"}) {
+  for (const auto& c : goldenCases()) names.insert(c.name);
+  for (const char* n : {"relu", "figure6", "two_kernels", "softmax_block", "softmax_device", "shufflenet_source", "shufflenet_dest"}) {
     INFO(n);
     CHECK(names.count(n) == 1);
   }
   CHECK(names.count("softmax_race") == 0);   // a race: see below
   CHECK(names.count("softmax_scope") == 0);  // shared memory across blocks: a scope violation
+  std::set<std::string> bundled, tested(std::begin(kScenarios), std::end(kScenarios));
+  for (const auto& path : filesIn("scenarios", ".onnx")) bundled.insert(gir::test::stem(path));
+  CHECK(bundled == tested);
 }
 
-TEST_CASE("every listed graph lowers to a valid .asck whose in-order run reads what the interpreter reads",
+TEST_CASE("every valid GIR golden lowers, reads what the interpreter reads, and passes the oracle on both targets",
           "[ascend][from-gir]") {
-  for (const auto& c : loweringCases()) {
-    INFO(c.name);
-    AsckLowering low = lowerOrFail(c.graph, optionsFor(c));
-    std::string text = printLowering(low);
-    auto back = parseAsck(text, c.name + ".asck");
-    INFO((back ? "" : back.error().str()));
-    REQUIRE(back.ok());
-    auto valid = validateInput(*back, text);
-    INFO((valid ? "" : valid.error().str()));
-    REQUIRE(valid.ok());
-    CHECK(printAsck(*back) == printAsck(low.program));
-    auto st = checkLowering(c.graph, low);
-    INFO((st ? "" : st.error().str()));
-    CHECK(st.ok());
-    CHECK(low.layout.ubBytes <= FromGirOptions{}.ubCapacityBytes);
-  }
+  lowerAndJudgeAll(goldenCases(), "GIR goldens");
 }
 
-TEST_CASE("every lowered graph's inserted output is well formed and passes the oracle on ascend910 and ascend910b",
-          "[ascend][from-gir]") {
-  for (const char* targetName : {"ascend910", "ascend910b"}) {
-    Target target = gir::test::targetOrFail(targetName);
-    std::vector<std::string> robust, notRobust;
-    for (const auto& c : loweringCases()) {
-      INFO(c.name << " on " << targetName);
-      auto run = lowerInsertAndJudge(c.graph, optionsFor(c), target, normativeOracleOptions());
-      INFO((run ? "" : run.error().str()));
-      REQUIRE(run.ok());
-      INFO(run->report.violation);
-      REQUIRE(run->report.correct);
-      CHECK(run->inserted.stats.physicalMaxPerPair <= target.flags);
-      Program stripped = run->inserted.output;
-      stripSync(stripped.body);
-      CHECK(printAsck(stripped) == printAsck(normalizeCfg(run->lowering.program)));
-      // Flags, not barriers, order the pipes: the output beats barrier-all.
-      CHECK(run->report.cyclesMean < run->report.barrierAllMean);
-      (run->report.robust ? robust : notRobust).push_back(c.name);
-    }
-    std::cout << "[ascend-from-gir] " << targetName << ": " << robust.size() << " of " << loweringCases().size()
-              << " outputs robust\n";
-    for (const auto& n : notRobust) std::cout << "  not robust: " << n << "\n";
+// One test case per bundled scenario: the GIR planner's plan of each memory-bound subgraph, lowered, checked
+// against the interpreter, inserted for ascend910 and ascend910b and judged.
+#define GIR_ASCEND_SCENARIO(stem)                                                                                         \
+  TEST_CASE("scenario " stem ": the GIR plan of every subgraph lowers, reads what the interpreter reads, and passes " \
+            "the oracle on both targets", "[ascend][from-gir][scenario]") {                                            \
+    lowerAndJudgeAll(scenarioCases(stem), stem);                                                                     \
   }
-}
+GIR_ASCEND_SCENARIO("bert_bias_residual_layernorm")
+GIR_ASCEND_SCENARIO("column_reduction")
+GIR_ASCEND_SCENARIO("efficientnet")
+GIR_ASCEND_SCENARIO("gelu")
+GIR_ASCEND_SCENARIO("gpt2_decode_attention")
+GIR_ASCEND_SCENARIO("layernorm")
+GIR_ASCEND_SCENARIO("rmsnorm")
+GIR_ASCEND_SCENARIO("row_reduction")
+GIR_ASCEND_SCENARIO("shufflenet")
+GIR_ASCEND_SCENARIO("silu")
+GIR_ASCEND_SCENARIO("softmax")
+GIR_ASCEND_SCENARIO("transformer_block")
+GIR_ASCEND_SCENARIO("transpose_reduce")
+#undef GIR_ASCEND_SCENARIO
 
 TEST_CASE("phases split where data crosses units, or at every sync as written", "[ascend][from-gir]") {
   auto phasesOf = [](const char* name, PhaseSplit split) {
@@ -203,11 +238,9 @@ TEST_CASE("phases split where data crosses units, or at every sync as written", 
   CHECK(phasesOf("softmax_block", PhaseSplit::Data) == 3);
   CHECK(phasesOf("softmax_block", PhaseSplit::Sync) == 3);
 
-  // Split at every sync, every GIR golden still lowers and passes the oracle (the scenarios do not fit:
-  // their per-unit rows would have to stay in UB across the syncs for all units at once).
+  // Split at every sync, every GIR golden still lowers and passes the oracle.
   Target target = gir::test::targetOrFail("ascend910");
-  for (const auto& c : loweringCases()) {
-    if (c.name.find('#') != std::string::npos) continue;
+  for (const auto& c : goldenCases()) {
     INFO(c.name);
     FromGirOptions opt = optionsFor(c);
     opt.phases = PhaseSplit::Sync;
@@ -287,11 +320,20 @@ TEST_CASE("when 4 flags force merges, the faster of one and two UB slots is kept
   CHECK(wide->report.cyclesMean * 2 < dbl->report.cyclesMean);
 }
 
-TEST_CASE("UB budget: double buffering is dropped before the lowering gives up", "[ascend][from-gir]") {
+TEST_CASE("UB budget: per-unit buffers pool by lifetime, then pools drop their second slot, then the lowering gives up",
+          "[ascend][from-gir]") {
   Graph g = parseOrFail(sourcePath("tests/golden/gir/relu.gir"));  // two per-unit UB buffers of 32 bytes
   FromGirOptions opt;
+  // Two slots each need 128 bytes. xr (load .. relu) and yr (relu .. store) overlap at the relu, so pooling
+  // cannot share them; at 100 bytes one of the two pools keeps its second slot.
   opt.ubCapacityBytes = 100;
   AsckLowering low = lowerOrFail(g, opt);
+  CHECK(low.layout.pooled);
+  CHECK(low.layout.doubleBuffered);
+  CHECK(low.layout.ubBytes == 96);
+  CHECK(checkLowering(g, low).ok());
+  opt.ubCapacityBytes = 64;
+  low = lowerOrFail(g, opt);
   CHECK_FALSE(low.layout.doubleBuffered);
   CHECK(low.layout.ubBytes == 64);
   CHECK(checkLowering(g, low).ok());
@@ -299,6 +341,68 @@ TEST_CASE("UB budget: double buffering is dropped before the lowering gives up",
   auto bad = lowerGirToAsck(g, opt);
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().str(), Catch::Contains("needs 64 bytes of UB, the core has 32"));
+}
+
+TEST_CASE("UB pools: buffers whose lifetimes do not overlap share one, and the check catches a wrong sharing",
+          "[ascend][from-gir]") {
+  // Per unit: a = load x; b = exp a; c = exp b; d = a + c; store d. Lifetimes over the 5 nodes: a [0,3],
+  // b [1,2], c [2,3], d [3,4]: b and d can share, a and c cannot share with anything alive beside them.
+  const char* text = R"(gir @pool_chain target=ascend910 units=4 block=1
+level gm device
+level ub unit capacity=262144
+%x = buffer gm f32[256] input
+%a = buffer ub f32[256]
+%b = buffer ub f32[256]
+%c = buffer ub f32[256]
+%d = buffer ub f32[256]
+%y = buffer gm f32[256] output
+%xs = slice %x offset(64*u) shape[64] strides[1]
+%as = slice %a offset(64*u) shape[64] strides[1]
+%bs = slice %b offset(64*u) shape[64] strides[1]
+%cs = slice %c offset(64*u) shape[64] strides[1]
+%ds = slice %d offset(64*u) shape[64] strides[1]
+%ys = slice %y offset(64*u) shape[64] strides[1]
+move %xs -> %as
+ew.exp %as -> %bs
+ew.exp %bs -> %cs
+ew.add %as, %cs -> %ds
+move %ds -> %ys
+)";
+  auto g = parseGirText(text, "pool_chain.gir");
+  INFO((g ? "" : g.error().str()));
+  REQUIRE(g.ok());
+  FromGirOptions opt;
+  opt.ubCapacityBytes = 800;  // unpooled: 1024 bytes with one slot each; pooled: 768
+  AsckLowering low = lowerOrFail(*g, opt);
+  REQUIRE(low.layout.pooled);
+  CHECK(low.layout.ubBytes == 768);
+  auto asckOf = [&](const char* name) {
+    for (uint32_t b = 0; b < g->buffers().size(); ++b)
+      if (g->buffers()[b].name == name) return low.layout.buffers[low.layout.ofGir.at(b)].asck;
+    return -1;
+  };
+  CHECK(asckOf("b") == asckOf("d"));
+  CHECK(asckOf("a") != asckOf("b"));
+  CHECK(asckOf("a") != asckOf("c"));
+  CHECK(asckOf("b") != asckOf("c"));
+  CHECK(checkLowering(*g, low).ok());
+  auto run = lowerInsertAndJudge(*g, opt, gir::test::targetOrFail("ascend910"), normativeOracleOptions());
+  REQUIRE(run.ok());
+  INFO(run->report.violation);
+  CHECK(run->report.correct);
+
+  // c written over a, which d still reads: the in-order run reads c's values where the interpreter reads a's.
+  int from = asckOf("c"), to = asckOf("a");
+  for (auto& bl : low.layout.buffers)
+    if (bl.asck == from) bl.asck = to;
+  for (auto& st : low.program.body[0].body)
+    for (auto* refs : {&st.instr.dsts, &st.instr.srcs})
+      for (auto& r : *refs)
+        if (r.buffer == from) r.buffer = to;
+  auto st = checkLowering(*g, low);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error().str(), Catch::Contains("'n3_add' for unit 0: input 0 element 0 reads %c[0] as written by n2 unit 0, "
+                                               "the interpreter reads %a[0] as written by n0 unit 0"));
 }
 
 TEST_CASE("a GIR the loop nests cannot express is rejected naming the node", "[ascend][from-gir]") {
