@@ -23,6 +23,7 @@
 #include "app/Inspector.h"
 #include "app/MeasureTab.h"
 #include "app/ModelTab.h"
+#include "app/PlanExplorer.h"
 #include "app/PlanTab.h"
 #include "app/Session.h"
 #include "app/StepperPanel.h"
@@ -58,6 +59,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     tabs_->setCurrentIndex(1);
   });
   connect(planTab_, &PlanTab::error, this, &MainWindow::reportError);
+  connect(planTab_->explorer(), &PlanExplorer::error, this, &MainWindow::reportError);
+  connect(planTab_->explorer(), &PlanExplorer::openedInCanvas, this, [this] { tabs_->setCurrentIndex(1); });
   connect(ascendTab_, &AscendTab::error, this, &MainWindow::reportError);
   connect(measureTab_, &MeasureTab::error, this, &MainWindow::reportError);
   connect(measureTab_, &MeasureTab::kernelSelected, this, &MainWindow::selectKernel);

@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
@@ -18,6 +19,7 @@
 #include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/PlanExplorer.h"
 #include "app/Session.h"
 
 namespace gir::app {
@@ -58,12 +60,17 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
   auto* split = new QSplitter(this);
   split->addWidget(left);
   split->addWidget(right);
+  explorer_ = new PlanExplorer(session_, this);
+  pages_ = new QTabWidget(this);
+  pages_->addTab(split, "Planners and hardware what-if");
+  pages_->addTab(explorer_, "Per-op explorer: templates and kernels");
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(split);
+  layout->addWidget(pages_);
   refresh();
 }
 
 void PlanTab::refresh() {
+  explorer_->refresh();
   ++round_;  // a lowering still running belongs to the previous model or hardware
   diffs_->clear();
   resetWhatIf();

@@ -2,7 +2,8 @@
 // analytic plans (eager, XLA-like, TVM-like), then, from a worker thread, every planner lowered to
 // GIR and validated with the GIR planner's row first (search/ModelPlanner.h) — kernels, DRAM bytes,
 // modelled time as a table and a Qt Charts bar chart; and a hardware what-if editor: edit a copy of
-// the hardware JSON, re-plan (analytic baselines), see what changed.
+// the hardware JSON, re-plan (analytic baselines), see what changed. A second page holds the per-op
+// plan explorer (PlanExplorer).
 #pragma once
 
 #include <QFutureWatcher>
@@ -19,9 +20,11 @@ class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
 class QTableWidget;
+class QTabWidget;
 
 namespace gir::app {
 
+class PlanExplorer;
 class Session;
 
 class PlanTab : public QWidget {
@@ -39,6 +42,8 @@ class PlanTab : public QWidget {
   QTableWidget* table() const { return table_; }
   QListWidget* differences() const { return diffs_; }
   QChartView* chart() const { return chart_; }
+  PlanExplorer* explorer() const { return explorer_; }
+  QTabWidget* pages() const { return pages_; }
   const std::optional<viz::ModelPlans>& plans() const { return plans_; }
   const std::optional<viz::ModelPlans>& loweredPlans() const { return lowered_; }
   bool loweringPending() const { return loweredWatcher_ != nullptr; }
@@ -57,6 +62,8 @@ class PlanTab : public QWidget {
   QPushButton *replan_, *reset_;
   QListWidget* diffs_;
   QLabel* note_;
+  PlanExplorer* explorer_;
+  QTabWidget* pages_;
   std::optional<viz::ModelPlans> plans_, lowered_;
   int round_ = 0;
   QFutureWatcher<std::shared_ptr<Expected<viz::ModelPlans>>>* loweredWatcher_ = nullptr;

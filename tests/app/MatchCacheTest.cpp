@@ -1,0 +1,82 @@
+// The app's step is fast because a full match shares one schedule between its fits checks
+// (rewrite/SliceAnalysis.h FitCheckCache, installed by RewriteRule::match). This checks that the
+// shared answers are the answers: at every state of greedy runs on the golden graphs, a synthetic
+// 40-kernel graph and the LayerNorm lowering, every rule's sites from match() equal those of matching
+// anchor by anchor without the cache (the greedy driver's path), field by field.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "app/Session.h"
+#include "core/gir/Json.h"
+#include "core/gir/Parser.h"
+#include "core/onnx/OnnxImporter.h"
+#include "rewrite/GreedyOptimizer.h"
+#include "tests/support/TestSupport.h"
+#include "tests/viz/SyntheticGir.h"
+
+using namespace gir;
+
+namespace {
+
+std::vector<Site> anchorByAnchor(const RewriteRule& rule, const Graph& g, const UseDef& ud) {
+  std::vector<Site> out;
+  for (uint32_t i = 0; i < g.nodes().size(); ++i)
+    if (!g.nodes()[i].erased) rule.matchAt(g, ud, NodeId(i), out);
+  return out;
+}
+
+void checkEveryState(const Graph& input, const std::string& name) {
+  Stepper st(input, loadHardwareByName("nvidia-h100").value(), false, 1, false);
+  REQUIRE(runGreedy(st).stop == StopReason::Converged);
+  size_t steps = st.history().size();
+  while (st.undo()) {}
+  for (size_t k = 0;; ++k) {
+    for (const auto& rule : st.rules()) {
+      INFO(name << " after " << k << " steps, rule " << rule->name());
+      auto cached = rule->match(st.graph(), st.useDef());
+      auto plain = anchorByAnchor(*rule, st.graph(), st.useDef());
+      REQUIRE(cached.size() == plain.size());
+      for (size_t i = 0; i < cached.size(); ++i) {
+        CHECK(cached[i].key() == plain[i].key());
+        CHECK(cached[i].level == plain[i].level);
+        CHECK(cached[i].scope == plain[i].scope);
+        CHECK(cached[i].variant == plain[i].variant);
+      }
+    }
+    if (k == steps || !st.redo()) break;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a full match with the shared fits checks equals matching anchor by anchor", "[app][rewrite]") {
+  for (const auto& e : std::filesystem::directory_iterator(test::sourcePath("tests/golden/gir"))) {
+    if (e.path().extension() != ".gir") continue;
+    auto g = loadGirFile(e.path().string());
+    if (!g) continue;  // goldens of other shapes (printer inputs) are not this test's business
+    checkEveryState(*g, e.path().filename().string());
+  }
+  auto synthetic = parseGirText(test::syntheticGirText(40, 8), "synthetic");
+  REQUIRE(synthetic);
+  checkEveryState(*synthetic, "synthetic 40 kernels");
+  // Register capacities around the peak of live bytes (128 B per unit with a promoted buffer: two
+  // 64-byte slices live at a time), where promotions flip between fitting and not.
+  for (int capacity : {64, 120, 128, 136, 192, 256}) {
+    std::string text = test::syntheticGirText(6, 3);
+    std::string from = "level reg unit capacity=32640";
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), "level reg unit capacity=" + std::to_string(capacity));
+    auto tight = parseGirText(text, "synthetic");
+    REQUIRE(tight);
+    checkEveryState(*tight, "synthetic, reg capacity " + std::to_string(capacity));
+  }
+  auto model = compute::importOnnxFile(test::sourcePath("scenarios/layernorm.onnx"));
+  REQUIRE(model);
+  auto hw = loadHardwareByName("nvidia-h100");
+  auto pre = compute::preprocess(*model, *hw);
+  REQUIRE(pre);
+  auto lowered = app::lowerSubgraph(*model, pre->subgraphs.at(0), *hw);
+  REQUIRE(lowered);
+  checkEveryState(lowered->gir, "layernorm subgraph 0");
+}
