@@ -95,7 +95,7 @@ Status nestUnitLoops(const Graph& g, UnitPlan& plan, const std::vector<std::vect
 // ---- Stage 2: buffers -----------------------------------------------------------------------------------
 
 enum class LayoutKind {
-  Global,     // a device-scope GIR buffer in GM, same element layout, tiles of `tileElems`
+  Global,     // a device-scope (or spilled) GIR buffer in GM, same element layout, tiles of `tileElems`
   SharedUb,   // a unit/block-scope GIR buffer used in several phases (or by several units): all of it in UB
   PrivateUb,  // a unit-scope GIR buffer used in one phase: one unit's footprint per slot, slots reused
   Staging,    // a UB tile for a compute node's GM operand (MTE2 loads it, or MTE3 stores it)
@@ -111,6 +111,7 @@ struct BufferLayout {
   BufferId gir;                    // Global/SharedUb/PrivateUb: the GIR buffer
   NodeId node;                     // Staging: the node and operand it serves
   int operand = -1;                // Staging: input number, or -1 for the output
+  bool spilled = false;            // Global: a non-device GIR buffer kept in GM because UB could not hold it
   int64_t tileElems = 0;           // 0: whole-buffer references only (pooled: the pool's tile)
   int64_t slots = 1;               // PrivateUb and Staging: tiles reused round-robin (pooled: the pool's)
   std::vector<int64_t> unitBase;   // PrivateUb: first element of each unit's footprint (per unit)
@@ -131,7 +132,8 @@ struct Layout {
 // GM buffers and shared UB buffers get the smallest tile size (a divisor of the element count) that holds
 // every unit's access of every node in one tile, and per nest an affine tile index (else whole-buffer
 // references). When UB cannot hold it all, per-unit and staging members are pooled by lifetime
-// (poolByLifetime), then double buffering is dropped; fails when even that does not fit.
+// (poolByLifetime), then double buffering is dropped, then buffers kept whole in UB (they outlive a phase)
+// are spilled to GM, largest first; fails when even that does not fit.
 Expected<Layout> layoutBuffers(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt);
 // UB reuse (FromGirPool.cpp): a per-unit buffer lives from its first to its last node in plan.order (one phase,
 // one unit's iteration), a staging tile at its node. Members whose lifetimes do not overlap share one .asck

@@ -42,7 +42,7 @@ class Emitter {
   RegionRef slotRef(int ni, const BufferLayout& bl) const;
   void push(std::vector<Stmt>& body, Pipe pipe, const std::string& op, const std::string& label, int64_t bytes,
             std::vector<RegionRef> dsts, std::vector<RegionRef> srcs, InstrOrigin origin);
-  bool inGm(SliceId s) const { return g_.levelOf(g_.slice(s).buffer)->scope == Scope::Device; }
+  bool inGm(SliceId s) const { return out_.layout.buffers[out_.layout.ofGir.at(g_.slice(s).buffer.value)].decl.mem == Mem::GM; }
   int64_t bytesOf(SliceId s) const { return g_.slice(s).numel() * kElemBytes; }
 
   const Graph& g_;
@@ -179,7 +179,7 @@ std::vector<std::string> describe(const Graph& g, const AsckLowering& low, const
       line += " for n" + std::to_string(bl.node.value) + (bl.operand < 0 ? " output" : " input " + std::to_string(bl.operand));
     } else {
       const std::string& name = g.buffer(bl.gir).name;
-      line += ", GIR %" + name;
+      line += ", GIR %" + name + (bl.spilled ? " (spilled)" : "");
       if (auto it = opt.tensorOf.find(name); it != opt.tensorOf.end()) line += " (tensor '" + it->second + "')";
     }
     if (bl.slots > 1) line += ", " + std::to_string(bl.slots) + " slots (double buffered)";

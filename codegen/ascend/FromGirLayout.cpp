@@ -118,8 +118,8 @@ std::string sanitize(const std::string& name) {
 
 class LayoutBuilder {
  public:
-  LayoutBuilder(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt, bool dbl)
-      : g_(g), plan_(plan), opt_(opt), dbl_(dbl), acc_(accessesPerBuffer(g, plan)) {}
+  LayoutBuilder(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt, bool dbl, const std::set<uint32_t>& spilled = {})
+      : g_(g), plan_(plan), opt_(opt), dbl_(dbl), spilled_(spilled), acc_(accessesPerBuffer(g, plan)) {}
 
   Expected<Layout> run();
 
@@ -130,12 +130,14 @@ class LayoutBuilder {
   void add(BufferLayout bl);
   int64_t slotsFor(const std::set<uint32_t>& nodes) const;
   std::string uniqueName(const std::string& want);
-  bool inGm(SliceId s) const { return isDevice(g_, g_.slice(s).buffer); }
+  bool inGm(BufferId b) const { return isDevice(g_, b) || spilled_.count(b.value); }
+  bool inGm(SliceId s) const { return inGm(g_.slice(s).buffer); }
 
   const Graph& g_;
   const UnitPlan& plan_;
   const FromGirOptions& opt_;
   bool dbl_;
+  const std::set<uint32_t> spilled_;
   std::vector<std::vector<Access>> acc_;
   std::set<std::string> names_;
   Layout out_;
@@ -184,7 +186,8 @@ Status LayoutBuilder::addGirBuffer(BufferId b) {
   BufferLayout bl;
   bl.gir = b;
   bl.decl.name = uniqueName(buf.name);
-  bl.decl.mem = isDevice(g_, b) ? Mem::GM : Mem::UB;
+  bl.decl.mem = inGm(b) ? Mem::GM : Mem::UB;
+  bl.spilled = spilled_.count(b.value) > 0;
   if (bl.decl.mem == Mem::UB && isPrivate(g_, plan_, b, acc_[b.value])) {
     addPrivate(b, bl);
     bl.decl.bytes = bl.tileElems * bl.slots * kElemBytes;
@@ -293,8 +296,48 @@ static void fitTileIndices(const Graph& g, const UnitPlan& plan, Layout& lay) {
     if (bl.kind == LayoutKind::Global || bl.kind == LayoutKind::SharedUb) lay.decls[bl.asck].tile = bl.decl.tile = bl.tileElems * kElemBytes;
 }
 
+// One try: the buffers, pooled or not; nullopt-like (an error) only for a GIR the layout cannot express.
+static Expected<Layout> tryLayout(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt, bool dbl, bool pool,
+                                  const std::set<uint32_t>& spilled) {
+  auto lay = LayoutBuilder(g, plan, opt, dbl, spilled).run();
+  if (lay && pool) poolByLifetime(g, plan, *lay, opt.ubCapacityBytes);
+  return lay;
+}
+
+// Spilling: the largest buffer kept whole in UB (a unit's buffer that outlives a phase, or block-shared memory)
+// goes to a GM scratch buffer of the same layout. Its writers then store it (MTE3, through a staging tile for
+// a compute node) and its readers load it (MTE2) in the later phase: the flags the insertion puts between
+// those stores and loads order them like any GM dependency. One buffer at a time, until UB holds the rest.
+static Expected<Layout> spillUntilFits(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt, Layout last) {
+  std::set<uint32_t> spilled;
+  std::vector<std::string> names;
+  while (last.ubBytes > opt.ubCapacityBytes) {
+    const BufferLayout* biggest = nullptr;
+    for (const auto& bl : last.buffers)
+      if (bl.kind == LayoutKind::SharedUb && (!biggest || bl.decl.bytes > biggest->decl.bytes)) biggest = &bl;
+    if (!biggest) {
+      std::string largest;
+      int64_t most = 0;
+      for (const auto& d : last.decls)
+        if (d.mem == Mem::UB && d.bytes > most) most = d.bytes, largest = d.name;
+      return makeError("the lowered kernel needs " + std::to_string(last.ubBytes) + " bytes of UB, the core has " +
+                       std::to_string(opt.ubCapacityBytes) + " (largest: " + largest + ", " + std::to_string(most) +
+                       " bytes), with one slot, UB pooled by lifetime and every buffer that outlives a phase spilled to GM");
+    }
+    spilled.insert(biggest->gir.value);
+    names.push_back("%" + g.buffer(biggest->gir).name + " (" + std::to_string(biggest->decl.bytes) + " bytes)");
+    auto lay = tryLayout(g, plan, opt, false, true, spilled);
+    if (!lay) return lay;
+    last = std::move(*lay);
+  }
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  last.notes.push_back("spilled to GM (stored after their writers, loaded by their readers): " + list);
+  return last;
+}
+
 // Tries, in order: every member its own UB (two slots where double buffering is on), pools by lifetime,
-// then the same with one slot. The first that fits UB is kept, with a note saying what it took.
+// then the same with one slot, then spilling. The first that fits UB is kept, with a note saying what it took.
 Expected<Layout> layoutBuffers(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt) {
   std::vector<bool> slotChoices{opt.doubleBuffer};
   if (opt.doubleBuffer) slotChoices.push_back(false);
@@ -302,9 +345,8 @@ Expected<Layout> layoutBuffers(const Graph& g, const UnitPlan& plan, const FromG
   int64_t wanted = 0;
   for (bool dbl : slotChoices)
     for (bool pool : {false, true}) {
-      auto lay = LayoutBuilder(g, plan, opt, dbl).run();
+      auto lay = tryLayout(g, plan, opt, dbl, pool, {});
       if (!lay) return lay;
-      if (pool) poolByLifetime(g, plan, *lay, opt.ubCapacityBytes);
       if (!last) wanted = lay->ubBytes;
       bool fits = lay->ubBytes <= opt.ubCapacityBytes;
       last = std::move(*lay);
@@ -316,13 +358,12 @@ Expected<Layout> layoutBuffers(const Graph& g, const UnitPlan& plan, const FromG
       fitTileIndices(g, plan, *last);
       return std::move(*last);
     }
-  std::string biggest;
-  int64_t most = 0;
-  for (const auto& d : last->decls)
-    if (d.mem == Mem::UB && d.bytes > most) most = d.bytes, biggest = d.name;
-  return makeError("the lowered kernel needs " + std::to_string(last->ubBytes) + " bytes of UB, the core has " +
-                   std::to_string(opt.ubCapacityBytes) + " (largest: " + biggest + ", " + std::to_string(most) +
-                   " bytes), with one slot and UB pooled by lifetime; unit-scoped buffers that live across a phase split are kept whole in UB");
+  auto spilled = spillUntilFits(g, plan, opt, std::move(*last));
+  if (!spilled) return spilled;
+  spilled->notes.push_back("UB pooled by lifetime, one slot: " + std::to_string(spilled->ubBytes) + " bytes, " + std::to_string(wanted) +
+                           " unpooled and unspilled");
+  fitTileIndices(g, plan, *spilled);
+  return spilled;
 }
 
 }  // namespace gir::ascend

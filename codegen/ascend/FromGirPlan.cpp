@@ -86,12 +86,12 @@ static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
     for (const auto& [a, b] : obs.edges) crossSucc[a].push_back(NodeId(static_cast<uint32_t>(b)));
   }
   // Each edge asks: phase(later) >= phase(earlier) + weight. First as soon as possible (longest path).
-  auto weight = [&](NodeId from, bool cross) { return cross || (split == PhaseSplit::Sync && splitsUnits(g, g.node(from))) ? 1 : 0; };
+  auto weight = [&](NodeId from) { return split == PhaseSplit::Sync && splitsUnits(g, g.node(from)) ? 1 : 0; };
   plan.phaseOf.assign(g.nodes().size(), -1);
   for (NodeId id : *topo) plan.phaseOf[id.value] = 0;
   for (NodeId id : *topo) {  // predecessors come first, so a node's phase is final when it is reached
     int mine = plan.phaseOf[id.value];
-    for (NodeId s : succ[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + weight(id, false));
+    for (NodeId s : succ[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + weight(id));
     for (NodeId s : crossSucc[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + 1);
   }
   // Then every node with successors as late as they allow: a load or a unit-local chain moves next to its
@@ -101,7 +101,7 @@ static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
   for (auto it = topo->rbegin(); it != topo->rend(); ++it) {
     NodeId id = *it;
     int latest = std::numeric_limits<int>::max();
-    for (NodeId s : succ[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - weight(id, false));
+    for (NodeId s : succ[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - weight(id));
     for (NodeId s : crossSucc[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - 1);
     if (latest != std::numeric_limits<int>::max()) plan.phaseOf[id.value] = std::max(plan.phaseOf[id.value], latest);
   }

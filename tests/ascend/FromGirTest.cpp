@@ -405,6 +405,41 @@ move %ds -> %ys
                                                "the interpreter reads %a[0] as written by n0 unit 0"));
 }
 
+TEST_CASE("UB spill: buffers that outlive a phase go to GM when UB cannot hold them, and still pass the oracle",
+          "[ascend][from-gir]") {
+  // softmax_block keeps x's rows (xr) and the exponentials (e) in block-shared memory across its syncs: 2 KB
+  // each, whole in UB. At 600 bytes both spill: their writers store them (MTE3), their readers load (MTE2).
+  Graph g = parseOrFail(sourcePath("tests/golden/gir/softmax_block.gir"));
+  FromGirOptions opt;
+  opt.ubCapacityBytes = 600;
+  std::vector<Target> targets{gir::test::targetOrFail("ascend910"), gir::test::targetOrFail("ascend910b")};
+  auto runs = lowerInsertAndJudge(g, opt, targets, normativeOracleOptions());
+  INFO((runs ? "" : runs.error().str()));
+  REQUIRE(runs.ok());
+  for (const auto& run : *runs) {
+    const Layout& lay = run.lowering.layout;
+    CHECK(lay.ubBytes <= 600);
+    std::set<std::string> spilled;
+    for (const auto& bl : lay.buffers)
+      if (bl.spilled) {
+        spilled.insert(g.buffer(bl.gir).name);
+        CHECK(lay.decls[bl.asck].mem == Mem::GM);
+      }
+    CHECK(spilled == std::set<std::string>{"xr", "e"});
+    CHECK_THAT(printLowering(run.lowering), Catch::Contains("# spilled to GM (stored after their writers, loaded by their readers): %xr"));
+    INFO(run.report.violation);
+    CHECK(run.report.correct);
+    CHECK(run.report.robust);
+  }
+  // Spilling needs no more than what does not fit: with the target's UB nothing spills.
+  AsckLowering whole = lowerOrFail(g, {});
+  for (const auto& bl : whole.layout.buffers) CHECK_FALSE(bl.spilled);
+  opt.ubCapacityBytes = 100;  // three one-slot pools and the two 128-byte block partials do not fit
+  auto bad = lowerGirToAsck(g, opt);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().str(), Catch::Contains("every buffer that outlives a phase spilled to GM"));
+}
+
 TEST_CASE("a GIR the loop nests cannot express is rejected naming the node", "[ascend][from-gir]") {
   // Unit u reads element 4(u%3) + u/3 and writes element 6(u%2) + u/2 (both permutations of 0..11): the
   // divisors 3 and 2 do not nest, so no mixed-radix loop nest makes both affine.
