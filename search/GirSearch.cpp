@@ -7,8 +7,6 @@
 #include <climits>
 #include <set>
 
-#include "core/gir/Interpreter.h"
-#include "core/gir/Validity.h"
 #include "rewrite/GreedyOptimizer.h"
 #include "search/templates/SubgraphCheck.h"
 
@@ -94,20 +92,22 @@ class TemplateSearch {
     }
     auto state = TemplateState::make(g_, sub_, budget_);
     if (!state) return state.takeError();
-    if (combos <= static_cast<double>(o_.exhaustiveLimit)) dfs(*state);
+    if (combos <= static_cast<double>(o_.exhaustiveLimit)) limitedDiscrepancy(*state);
     else beam();
+    stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
     std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (candidates_.empty()) {
       std::string why = !deepestError_.empty() ? deepestError_ : firstError_;
       return makeError("no combination of templates applies to this subgraph" + (why.empty() ? "" : ": " + why));
     }
-    return pickValid();
+    auto validateStart = std::chrono::steady_clock::now();
+    auto picked = pickValid();
+    if (picked) picked->stats.validateSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - validateStart).count();
+    return picked;
   }
 
  private:
-  void addPruned(int64_t n) { stats_.pruned = n > INT64_MAX / 4 - stats_.pruned ? INT64_MAX / 4 : stats_.pruned + n; }
-
   // Combinations of the ops from i on (saturating: the counts of big subgraphs overflow).
   int64_t combosFrom(size_t i) const {
     double n = 1;
@@ -129,27 +129,46 @@ class TemplateSearch {
     return true;
   }
 
-  void dfs(TemplateState& state) {
-    size_t i = state.size();
+  bool finished() const {
     bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
-    if (spent || (best_ && best_->modelledUs <= bound_ * (1 + 1e-9))) {
-      addPruned(combosFrom(i));
-      return;
-    }
+    return spent || (best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_))));
+  }
+
+  // One launch, the minimal DRAM bytes at full efficiency, no syncs: every DRAM-side term is at its
+  // floor, and another plan could only gain on register traffic and compute.
+  bool onDramFloor(const GraphCost& c) const {
+    double bw = hw_.dramBandwidthGBs();
+    double floorUs = bw > 0 ? static_cast<double>(sub_.minBytes) / (bw * 1e3) : 0;
+    return c.kernels == 1 && c.dramBytes <= sub_.minBytes && c.perKernel.size() == 1 && c.perKernel[0].dramUs <= floorUs * (1 + 1e-9) &&
+           c.syncs[1] == 0 && c.syncs[2] == 0;
+  }
+
+  // Limited discrepancy search: pass k costs the combinations that leave the first (most
+  // promising) admissible template at exactly k ops. Pass 0 is the dive that follows wherever it
+  // can; a plain depth-first order would spend its evaluations varying the last ops while a bad
+  // choice for the first op spoils every candidate. All passes together visit every combination.
+  void limitedDiscrepancy(TemplateState& root) {
+    for (size_t k = 0; k <= options_.size() && !finished(); ++k) dfs(root, k);
+  }
+
+  void dfs(TemplateState& state, size_t discrepancies) {
+    size_t i = state.size();
+    if (finished()) return;
     if (i == options_.size()) {
-      evaluate(state);
+      if (discrepancies == 0) evaluate(state);
       return;
     }
+    if (discrepancies > options_.size() - i) return;
     std::vector<UnitBoxes> tried;
     bool followed = false;
+    size_t rank = 0;
     for (const auto& t : ordered(state, i)) {
-      if (!dominated(t, followed) && admit(state, t, tried)) {
-        followed = followed || t.kind == OpTemplate::Kind::Follow;
-        dfs(state);
-        state.pop();
-      } else {
-        addPruned(combosFrom(i + 1));
-      }
+      if (dominated(t, followed) || !admit(state, t, tried)) continue;
+      followed = followed || t.kind == OpTemplate::Kind::Follow;
+      size_t cost = rank++ == 0 ? 0 : 1;
+      if (cost <= discrepancies) dfs(state, discrepancies - cost);
+      state.pop();
+      if (finished() || (discrepancies == 0 && cost == 0)) return;
     }
   }
 
@@ -209,10 +228,7 @@ class TemplateSearch {
         std::vector<UnitBoxes> tried;
         bool followed = false;
         for (const auto& t : ordered(partial, i)) {
-          if (dominated(t, followed) || !admit(partial, t, tried)) {
-            addPruned(combosFrom(i + 1));
-            continue;
-          }
+          if (dominated(t, followed) || !admit(partial, t, tried)) continue;
           followed = followed || t.kind == OpTemplate::Kind::Follow;
           std::pair<int64_t, int64_t> score{partial.exchangedBytes(), partial.boxes(i).units()};
           next.emplace_back(score, partial);
@@ -220,7 +236,6 @@ class TemplateSearch {
         }
       }
       std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t k = o_.beamWidth; k < next.size(); ++k) addPruned(combosFrom(i + 1));
       if (next.size() > o_.beamWidth) next.resize(o_.beamWidth);
       frontier.clear();
       for (auto& [score, st] : next) frontier.push_back(std::move(st));
@@ -234,15 +249,9 @@ class TemplateSearch {
     for (const auto& c : candidates_) {
       auto r = lowerAndOptimize(g_, sub_, hw_, c.choice, lowering_);
       if (!r) continue;
-      TensorMap inputs = randomInputs(r->second, 7);
-      ValidityReport v = checkValidity(r->second, inputs);
-      if (!v.valid()) {
-        if (why.empty()) why = v.str();
-        continue;
-      }
-      auto check = checkAgainstReference(g_, sub_, r->first, r->second, 11);
-      if (!check || check->maxRelativeError > kPlanTolerance) {
-        if (why.empty()) why = check ? "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")" : check.error().str();
+      auto check = checkPlan(g_, sub_, r->first, r->second, 11);
+      if (!check || !check->valid()) {
+        if (why.empty()) why = check ? check->problem : check.error().str();
         continue;
       }
       SearchResult out;
@@ -272,10 +281,36 @@ class TemplateSearch {
   size_t deepest_ = 0;
 };
 
+// A repeated subgraph: the remembered choice lowered under this subgraph's names.
+Expected<SearchResult> replay(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& options,
+                              const SearchVerdict& verdict) {
+  auto start = std::chrono::steady_clock::now();
+  LoweringOptions lowering = options.lowering;
+  lowering.unitsPerBlock = options.unitsPerBlock;
+  auto r = lowerAndOptimize(g, sub, hw, verdict.choice, lowering);
+  if (!r) return r.takeError();
+  SearchResult out;
+  out.choice = verdict.choice;
+  out.lowered = std::move(r->first);
+  out.optimized = std::move(r->second);
+  out.cost = computeCost(out.optimized, &hw);
+  out.stats.memoHits = 1;
+  out.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
 }  // namespace
 
 Expected<SearchResult> searchTemplates(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& options) {
-  return TemplateSearch(g, sub, hw, options).run();
+  if (!options.memo) return TemplateSearch(g, sub, hw, options).run();
+  std::string key = SearchMemo::keyOf(g, sub);
+  if (const SearchVerdict* v = options.memo->find(key)) {
+    options.memo->countHit();
+    return replay(g, sub, hw, options, *v);
+  }
+  auto found = TemplateSearch(g, sub, hw, options).run();
+  if (found) options.memo->remember(key, SearchVerdict{found->choice, found->cost});
+  return found;
 }
 
 }  // namespace gir::search

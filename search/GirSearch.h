@@ -12,6 +12,7 @@
 #include "core/compute/Preprocess.h"
 #include "core/hw/HardwareDesc.h"
 #include "rewrite/Cost.h"
+#include "search/SearchMemo.h"
 #include "search/lowering/SubgraphLowering.h"
 
 namespace gir::search {
@@ -20,15 +21,19 @@ struct SearchOptions {
   size_t exhaustiveLimit = 256;  // template combinations searched exhaustively
   size_t beamWidth = 8;
   size_t maxEvaluations = 64;    // complete candidates costed before the exhaustive search stops
+  bool stopAtDramFloor = true;   // stop at a plan with one launch, minimal DRAM bytes, no syncs
   int64_t unitsPerBlock = 4;
   LoweringOptions lowering;     // names of buffers (baseline fragments)
+  SearchMemo* memo = nullptr;   // verdicts shared by the searches of one model (optional, not owned)
 };
 
 struct SearchStats {
   int64_t explored = 0;    // complete candidates lowered, optimized and costed
   int64_t pruned = 0;      // candidates never costed: cut by the bound, infeasible prefixes, beam drops
   int64_t infeasible = 0;  // complete candidates whose templates did not apply
-  double seconds = 0;
+  double seconds = 0;          // choosing the templates (lowering, greedy, costing the candidates)
+  double validateSeconds = 0;  // checking the chosen plan (memory model + reference evaluator)
+  int64_t memoHits = 0;        // searches answered by the memo (a repeated subgraph)
   bool beam = false;
 };
 

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "core/gir/Interpreter.h"
-#include "core/gir/Validity.h"
 #include "search/baselines/Planners.h"
 #include "search/templates/SubgraphCheck.h"
 
@@ -29,19 +27,14 @@ bool faster(const LoweredPlan& a, const LoweredPlan& b) {
 }
 
 void validate(const compute::Graph& g, const compute::Subgraph& sub, PlannerResult& r) {
-  ValidityReport v = checkValidity(r.lowered.lowered.gir, randomInputs(r.lowered.lowered.gir, 7));
-  if (!v.valid()) {
-    r.problem = v.str();
-    return;
-  }
-  auto check = checkAgainstReference(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
+  auto check = checkPlan(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
   if (!check) {
     r.problem = check.error().str();
     return;
   }
   r.maxRelativeError = check->maxRelativeError;
-  r.valid = check->maxRelativeError <= kPlanTolerance;
-  if (!r.valid) r.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")";
+  r.valid = check->valid();
+  r.problem = check->problem;
 }
 
 Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const HardwareDesc& hw,
@@ -120,8 +113,11 @@ Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Sub
 Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw,
                                                const PlanRequest& req) {
   std::vector<SubgraphPlans> out;
+  SearchMemo memo;  // the model's repeated blocks are searched once
+  PlanRequest shared = req;
+  if (!shared.search.memo) shared.search.memo = &memo;
   for (size_t i = 0; i < pre.subgraphs.size(); ++i) {
-    auto s = planSubgraph(g, pre.subgraphs[i], i, hw, req);
+    auto s = planSubgraph(g, pre.subgraphs[i], i, hw, shared);
     if (!s) {
       Diagnostic d = s.error();
       d.message = "subgraph " + std::to_string(i) + ": " + d.message;

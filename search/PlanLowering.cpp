@@ -176,6 +176,8 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
     plan.stats.pruned += found->stats.pruned;
     plan.stats.infeasible += found->stats.infeasible;
     plan.stats.seconds += found->stats.seconds;
+    plan.stats.validateSeconds += found->stats.validateSeconds;
+    plan.stats.memoHits += found->stats.memoHits;
     plan.templates.push_back(found->choice);
     join.add(found->lowered, found->optimized);
   }

@@ -184,7 +184,7 @@ static std::string formatScalar(double v) {
   return os.str();
 }
 
-static std::string attrsText(const Op& op) {
+std::string attrsText(const Op& op) {
   struct Visitor {
     std::string operator()(const ElementwiseAttrs& a) {
       std::string s = std::string(elementwiseName(a.fn));

@@ -168,5 +168,7 @@ Graph compactGraph(const Graph& g);
 // One line per op: "%5 = reduce.sum axes[1] keep (%4) -> f32[64,1]  # Softmax 'sm'".
 std::string printGraph(const Graph& g);
 std::string describeOp(const Graph& g, const Op& op);
+// The op's attributes as the printer writes them (empty for kinds without attributes).
+std::string attrsText(const Op& op);
 
 }  // namespace gir::compute

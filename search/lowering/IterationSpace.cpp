@@ -66,6 +66,7 @@ class SpaceBuilder {
     if (s_.dims.empty()) s_.dims = {1};  // a scalar tensor is a one-element space
     s_.reduced.assign(s_.dims.size(), false);
     s_.whole.assign(s_.dims.size(), false);
+    s_.band.assign(s_.dims.size(), false);
   }
   TensorAccess access(TensorId t, bool write, std::vector<int64_t> coeff, int64_t constant = 0) const {
     return TensorAccess{t, write, std::move(coeff), constant, std::vector<int64_t>(s_.dims.size(), 0), s_.dims};
@@ -262,6 +263,8 @@ class SpaceBuilder {
 
   // y[n,c,oh,ow] = b[c] + sum_{kh,kw} w[c,0,kh,kw] * x[n, c, oh*s + kh*d - pad, ow*s + kw*d - pad]. The x
   // access is only recorded per plane (its halo and zero padding are not affine); the emitter reads it.
+  // A unit holds whole output rows: a plane, or a band of rows when a plane exceeds the registers
+  // (the band's input rows overlap its neighbours' by the kernel's halo).
   Expected<IterationSpace> depthwiseConv() {
     const auto& a = std::get<compute::ConvAttrs>(op_.attrs);
     const Dims &x = dimsOf(op_.inputs[0]), &w = dimsOf(op_.inputs[1]), &out = dimsOf(op_.outputs[0]);
@@ -272,7 +275,8 @@ class SpaceBuilder {
       return fail("only depthwise 2-D convolutions (group = channels) have a GIR template; others stay library calls");
     begin(out);
     s_.compute = ComputeKind::DepthwiseConv;
-    s_.whole[2] = s_.whole[3] = true;
+    s_.whole[3] = true;
+    s_.band[2] = true;
     s_.conv = a;
     s_.inH = x[2];
     s_.inW = x[3];

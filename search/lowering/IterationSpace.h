@@ -41,7 +41,11 @@ enum class ComputeKind {
 struct IterationSpace {
   std::vector<int64_t> dims;
   std::vector<bool> reduced;           // dims absent from the output (reduce axes, the K of a contraction)
-  std::vector<bool> whole;             // dims a unit must hold entirely (a convolution's planes)
+  std::vector<bool> whole;             // dims a unit must hold entirely (a convolution's rows)
+  // Dims split only as the outermost unit dim (a convolution's output rows): the edge bands differ
+  // from the inner ones (zero padding), so bands must vary slowest for the units of each kind of
+  // band to form one run with an affine index (one GIR node per kind, not one per unit).
+  std::vector<bool> band;
   std::vector<TensorAccess> reads;     // in op input order (a concat has one per piece)
   std::vector<TensorAccess> writes;    // in op output order (a split has one per piece)
   ComputeKind compute = ComputeKind::Copy;

@@ -1,6 +1,7 @@
 // Per-unit programs per compute kind. Register buffers hold one box per unit (offset u * size).
 #include "search/lowering/OpEmitter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -15,11 +16,13 @@ class UnitEmitter {
   UnitEmitter(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& b)
       : ctx_(ctx), op_(op), s_(s), b_(b), boxStrides_(denseStrides(b.ext)) {}
 
-  std::optional<UnitProgram> unit(int64_t u) {
-    if (!b_.lo[u]) return std::nullopt;
+  // Unit u's programs, one per phase (empty when the unit has no box or nothing to write).
+  std::vector<UnitProgram> unit(int64_t u) {
+    if (!b_.lo[u]) return {};
     u_ = u;
-    if (s_.compute == ComputeKind::Copy && !writesSomething()) return std::nullopt;
+    if (s_.compute == ComputeKind::Copy && !writesSomething()) return {};
     p_ = UnitProgram{};
+    phases_.clear();
     switch (s_.compute) {
       case ComputeKind::Copy: copy(); break;
       case ComputeKind::Elementwise: elementwise(); break;
@@ -28,8 +31,10 @@ class UnitEmitter {
       case ComputeKind::BatchNorm: batchNorm(); break;
       case ComputeKind::DepthwiseConv: depthwiseConv(); break;
     }
-    return std::move(p_);
+    phases_.push_back(std::move(p_));
+    return std::move(phases_);
   }
+  static size_t phases(const IterationSpace& s) { return s.compute == ComputeKind::DepthwiseConv ? 2 : 1; }
 
  private:
   Mask all() const { return Mask(s_.dims.size(), true); }
@@ -198,30 +203,40 @@ class UnitEmitter {
     store(binary(ElementwiseOp::Add, scaled, bias, "out", all()), s_.writes[0]);
   }
 
-  // The unit's planes, zero-padded in registers: the four border strips are written with zeros and
-  // the interior is loaded, so no element is written twice; each tap then reads a strided view.
+  // The unit's band of output rows needs a window of input rows (the band's rows times the stride,
+  // plus the kernel's halo), zero-padded in registers: the rows and columns of the window outside
+  // the input are written with zeros and the rest is loaded, so no element is written twice; each
+  // tap then reads a strided view of the window.
   void depthwiseConv() {
     const auto& lo = *b_.lo[u_];
     int64_t en = b_.ext[0], ec = b_.ext[1], oh = b_.ext[2], ow = b_.ext[3];
     const auto& c = s_.conv;
-    int64_t pt = c.pads[0], pl = c.pads[1], hp = s_.inH + c.pads[0] + c.pads[2], wp = s_.inW + c.pads[1] + c.pads[3];
-    int padded = regSlice("padded", {en, ec, hp, wp});
+    int64_t pt = c.pads[0], pl = c.pads[1], wp = s_.inW + c.pads[1] + c.pads[3];
+    int64_t hw = (oh - 1) * c.strides[0] + (s_.kH - 1) * c.dilations[0] + 1;  // window rows
+    int64_t top = lo[2] * c.strides[0] - pt;                                    // input row of window row 0
+    int64_t first = std::max<int64_t>(0, top), last = std::min<int64_t>(s_.inH, top + hw);  // input rows inside
+    int padded = regSlice("padded", {en, ec, hw, wp});
     const SliceSpec base = p_.slices[padded];
-    std::vector<int64_t> pstr{ec * hp * wp, hp * wp, wp, 1};
+    std::vector<int64_t> pstr{ec * hw * wp, hw * wp, wp, 1};
     auto view = [&](int64_t off, std::vector<int64_t> shape, std::vector<int64_t> strides) {
       return p_.slice(base.buffer, base.offset + off, std::move(shape), std::move(strides));
     };
     auto zero = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
       if (rows > 0 && cols > 0) p_.node(ElementwisePayload{ElementwiseOp::Copy, {{-1, 0}}}, {}, {view(row * wp + col, {en, ec, rows, cols}, pstr)});
     };
-    zero(0, pt, 0, wp);
-    zero(pt + s_.inH, hp - pt - s_.inH, 0, wp);
-    zero(pt, s_.inH, 0, pl);
-    zero(pt, s_.inH, pl + s_.inW, wp - pl - s_.inW);
+    int64_t inside = std::max<int64_t>(0, last - first), at = first - top;  // window row of input row `first`
+    zero(0, at, 0, wp);
+    zero(at + inside, hw - at - inside, 0, wp);
+    zero(at, inside, 0, pl);
+    zero(at, inside, pl + s_.inW, wp - pl - s_.inW);
     int64_t planes = s_.inH * s_.inW;
-    int x = p_.slice(ctx_.dramBuffer(s_.reads[0].tensor), (lo[0] * s_.dims[1] + lo[1]) * planes, {en, ec, s_.inH, s_.inW},
-                     {s_.dims[1] * planes, planes, s_.inW, 1});
-    p_.node(MovePayload{}, {x}, {view(pt * wp + pl, {en, ec, s_.inH, s_.inW}, pstr)});
+    if (inside > 0) {
+      int x = p_.slice(ctx_.dramBuffer(s_.reads[0].tensor), (lo[0] * s_.dims[1] + lo[1]) * planes + first * s_.inW, {en, ec, inside, s_.inW},
+                       {s_.dims[1] * planes, planes, s_.inW, 1});
+      p_.node(MovePayload{}, {x}, {view(at * wp + pl, {en, ec, inside, s_.inW}, pstr)});
+    }
+    phases_.push_back(std::move(p_));  // the window is ready; the taps are the same for every band
+    p_ = UnitProgram{};
     int64_t taps = s_.kH * s_.kW;
     int w = regSlice("weights", {ec, taps});
     p_.node(MovePayload{}, {p_.slice(ctx_.dramBuffer(s_.reads[1].tensor), lo[1] * taps, {ec, taps}, {taps, 1})}, {w});
@@ -237,7 +252,7 @@ class UnitEmitter {
     for (int64_t kh = 0; kh < s_.kH; ++kh)
       for (int64_t kw = 0; kw < s_.kW; ++kw) {
         std::string tap = std::to_string(kh) + "_" + std::to_string(kw);
-        int in = view(kh * c.dilations[0] * wp + kw * c.dilations[1], outShape, {ec * hp * wp, hp * wp, c.strides[0] * wp, c.strides[1]});
+        int in = view(kh * c.dilations[0] * wp + kw * c.dilations[1], outShape, {ec * hw * wp, hw * wp, c.strides[0] * wp, c.strides[1]});
         int wt = p_.slice(wbase.buffer, wbase.offset + kh * s_.kW + kw, {ec}, {taps});
         int wb = regSlice("w" + tap, outShape);
         p_.node(BroadcastPayload{{0, 2, 3}}, {wt}, {wb});
@@ -255,14 +270,18 @@ class UnitEmitter {
   std::map<std::string, BufferId> regs_;
   int64_t u_ = 0;
   UnitProgram p_;
+  std::vector<UnitProgram> phases_;  // finished phases of the current unit
 };
 
 }  // namespace
 
-std::vector<std::optional<UnitProgram>> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes) {
+std::vector<UnitPrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes) {
   UnitEmitter e(ctx, op, s, boxes);
-  std::vector<std::optional<UnitProgram>> out(boxes.units());
-  for (int64_t u = 0; u < boxes.units(); ++u) out[u] = e.unit(u);
+  std::vector<UnitPrograms> out(UnitEmitter::phases(s), UnitPrograms(boxes.units()));
+  for (int64_t u = 0; u < boxes.units(); ++u) {
+    auto programs = e.unit(u);
+    for (size_t k = 0; k < programs.size() && k < out.size(); ++k) out[k][u] = std::move(programs[k]);
+  }
   return out;
 }
 

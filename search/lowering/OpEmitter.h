@@ -24,6 +24,11 @@ struct EmitContext {
   std::function<bool(TensorId)> live;
 };
 
-std::vector<std::optional<UnitProgram>> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes);
+// The op's programs in phases, each phase a program per unit (nullopt: the unit does nothing), to
+// be materialized in order. Most ops have one phase; a convolution has two, because its edge bands
+// prepare their windows differently while every band's taps are the same: separate phases let the
+// taps become one GIR node per tap for all units instead of one per kind of band.
+using UnitPrograms = std::vector<std::optional<UnitProgram>>;
+std::vector<UnitPrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes);
 
 }  // namespace gir::search

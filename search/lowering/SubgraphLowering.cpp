@@ -50,12 +50,13 @@ class SubgraphLowerer {
     SliceCache cache;
     for (size_t i = 0; i < sub_.ops.size(); ++i) {
       EmitContext ctx{out_.gir, regLevel_, [this](TensorId t) { return dramBuffer(t); }, names_, [this](TensorId t) { return live(t); }};
-      auto programs = emitOp(ctx, g_.op(sub_.ops[i]), st_.space(i), st_.boxes(i));
-      Materialized m = materialize(out_.gir, programs, divisorsOf(st_.boxes(i).units()), cache);
-      for (auto [b, s] : m.reads)
-        if (tensorOf_.count(b.value)) loads_[b.value].push_back(s);
-      for (auto [b, s] : m.writes)
-        if (tensorOf_.count(b.value)) stores_[b.value].push_back(s);
+      for (const auto& phase : emitOp(ctx, g_.op(sub_.ops[i]), st_.space(i), st_.boxes(i))) {
+        Materialized m = materialize(out_.gir, phase, divisorsOf(st_.boxes(i).units()), cache);
+        for (auto [b, s] : m.reads)
+          if (tensorOf_.count(b.value)) loads_[b.value].push_back(s);
+        for (auto [b, s] : m.writes)
+          if (tensorOf_.count(b.value)) stores_[b.value].push_back(s);
+      }
     }
     join();
     return std::move(out_);
@@ -133,6 +134,32 @@ class SubgraphLowerer {
 
 }  // namespace
 
+namespace {
+
+// Natural splits over the prefixes of `order` at least `minDims` long, widest first.
+void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements,
+                       std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
+  for (size_t k = order.size(); k >= std::max<size_t>(minDims, 1); --k) {
+    std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
+    // Tiles of the last unit dim: none, two widths for tiny boxes, and the smallest that keeps the
+    // unit count within bounds.
+    int64_t last = s.dims[outer.back()], above = 1, bounding = 0;
+    for (size_t j = 0; j + 1 < outer.size(); ++j) above *= s.dims[outer[j]];
+    for (int64_t t = 1; t <= last && !bounding; ++t)
+      if (last % t == 0 && above * (last / t) <= kMaxUnits) bounding = t;
+    for (int64_t tile : {int64_t{1}, int64_t{4}, int64_t{16}, bounding}) {
+      auto b = naturalBoxes(s, outer, tile);
+      if (!b || b->boxNumel() > boxBudgetFor(s, maxBoxElements) || b->units() > kMaxUnits) continue;
+      if (tile > 1 && tile != bounding && b->boxNumel() > 256) continue;  // width tiles only for tiny boxes
+      if (b->boxNumel() < kMinBoxElements && s.numel() >= kMinBoxElements * 64) continue;
+      if (!seen.insert({b->units(), b->ext}).second) continue;
+      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements) {
   auto s = iterationSpace(g, g.op(sub.ops[i]));
   if (!s) return {};
@@ -146,26 +173,17 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
     t.read = static_cast<int>(r);
     out.push_back(t);
   }
-  std::vector<int> order;
-  for (size_t d = 0; d < s->dims.size(); ++d)
-    if (!s->reduced[d] && !s->whole[d]) order.push_back(static_cast<int>(d));
+  std::vector<int> order, bands;
+  for (size_t d = 0; d < s->dims.size(); ++d) {
+    if (s->reduced[d] || s->whole[d]) continue;
+    (s->band[d] ? bands : order).push_back(static_cast<int>(d));
+  }
   std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-  for (size_t k = order.size(); k >= 1; --k) {
-    std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
-    // Tiles of the last unit dim: none, two widths for tiny boxes, and the smallest that keeps the
-    // unit count within bounds.
-    int64_t last = s->dims[outer.back()], above = 1, bounding = 0;
-    for (size_t j = 0; j + 1 < outer.size(); ++j) above *= s->dims[outer[j]];
-    for (int64_t t = 1; t <= last && !bounding; ++t)
-      if (last % t == 0 && above * (last / t) <= kMaxUnits) bounding = t;
-    for (int64_t tile : {int64_t{1}, int64_t{4}, int64_t{16}, bounding}) {
-      auto b = naturalBoxes(*s, outer, tile);
-      if (!b || b->boxNumel() > maxBoxElements || b->units() > kMaxUnits) continue;
-      if (tile > 1 && tile != bounding && b->boxNumel() > 256) continue;  // width tiles only for tiny boxes
-      if (b->boxNumel() < kMinBoxElements && s->numel() >= kMinBoxElements * 64) continue;
-      if (!seen.insert({b->units(), b->ext}).second) continue;
-      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
-    }
+  addNaturalOptions(*s, order, 1, maxBoxElements, seen, out);
+  if (!bands.empty()) {
+    std::vector<int> banded = bands;
+    banded.insert(banded.end(), order.begin(), order.end());
+    addNaturalOptions(*s, banded, bands.size(), maxBoxElements, seen, out);
   }
   return out;
 }

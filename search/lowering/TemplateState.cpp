@@ -27,6 +27,11 @@ int64_t boxElementBudget(const HardwareDesc& hw) {
   return std::max<int64_t>(1, reg->capacityBytes / (4 * 3));
 }
 
+int64_t boxBudgetFor(const IterationSpace& s, int64_t budget) {
+  bool light = s.compute == ComputeKind::Reduce || s.compute == ComputeKind::Copy;
+  return light ? budget * 3 / 2 : budget;
+}
+
 Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compute::Subgraph& sub, int64_t maxBoxElements) {
   TemplateState st;
   st.maxBox_ = maxBoxElements;
@@ -43,8 +48,9 @@ Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compu
 Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const {
   const IterationSpace& s = spaces_[i];
   auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile) : follow(i, t);
-  if (b && b->boxNumel() > maxBox_)
-    return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(maxBox_));
+  int64_t budget = boxBudgetFor(s, maxBox_);
+  if (b && b->boxNumel() > budget)
+    return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
   return b;
 }
 

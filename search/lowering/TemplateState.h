@@ -66,5 +66,8 @@ class TemplateState {
 // a temporary, the result) — a register budget, not a proof of fit; the memory-model checker has
 // the last word on the final graph.
 int64_t boxElementBudget(const HardwareDesc& hw);
+// The budget for one op's box: copies and reductions keep the box and a much smaller result (two
+// copies' worth), so their boxes may be half as large again as an elementwise op's.
+int64_t boxBudgetFor(const IterationSpace& s, int64_t budget);
 
 }  // namespace gir::search

@@ -53,4 +53,20 @@ Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, con
   return SubgraphCheckResult{maxRelativeError(*run, data->expected, 1e-3), data->expected.size()};
 }
 
+Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
+                              uint64_t seed) {
+  auto data = referenceData(g, sub, lowered, seed);
+  if (!data) return data.takeError();
+  PlanCheck out;
+  out.validity = checkValidity(gir, data->inputs);
+  if (!out.validity.valid()) {
+    out.problem = out.validity.str();
+    return out;
+  }
+  out.maxRelativeError = maxRelativeError(out.validity.outputs, data->expected, 1e-3);
+  if (out.maxRelativeError > kPlanTolerance)
+    out.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(out.maxRelativeError) + ")";
+  return out;
+}
+
 }  // namespace gir::search

@@ -5,6 +5,7 @@
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
 #include "core/gir/Interpreter.h"
+#include "core/gir/Validity.h"
 #include "search/templates/RowLowering.h"
 
 namespace gir::search {
@@ -30,5 +31,17 @@ Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Su
 // `gir` may be the lowered graph or any rewrite of it (same buffer names for inputs and outputs).
 Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
                                                     const LoweredSubgraph& lowered, const Graph& gir, uint64_t seed);
+
+// A plan's whole check in one checked run: the verifier, the memory-model checker (races, scopes,
+// capacity) and the interpreter's outputs against the reference evaluator, all on the reference
+// inputs of `seed`. `problem` is empty when the plan is valid.
+struct PlanCheck {
+  ValidityReport validity;
+  double maxRelativeError = 0;
+  std::string problem;
+  bool valid() const { return problem.empty(); }
+};
+Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
+                              uint64_t seed);
 
 }  // namespace gir::search

@@ -156,4 +156,23 @@ TEST_CASE("every template of every op kind lowers to a valid graph that matches 
     g.outputs = {must(b.conv(dw, input(g, "pw", {3, 4, 1, 1}), input(g, "pb", {3}), ConvAttrs{}))};
     checkAllTemplates(g);
   }
+  SECTION("a depthwise convolution in bands of rows: asymmetric padding, dilation, edge bands clipped") {
+    Graph g;
+    g.name = "conv_bands";
+    GraphBuilder b(g);
+    TensorId x = input(g, "x", {1, 3, 20, 18});
+    ConvAttrs ca;
+    ca.group = 3;
+    ca.pads = {2, 1, 1, 0};
+    ca.dilations = {1, 2};
+    TensorId y = must(b.conv(x, input(g, "w", {3, 1, 5, 3}), input(g, "b", {3}), ca));
+    g.outputs = {must(b.unary(ElementwiseOp::Relu, y))};
+    // The search must be offered bands (rows outermost), not only whole planes.
+    auto hw = must(loadHardwareByName("nvidia-h100"));
+    bool banded = false;
+    for (const auto& t : search::templateOptions(g, wholeGraph(g), 0, search::boxElementBudget(hw)))
+      banded = banded || (t.kind == search::OpTemplate::Kind::Natural && t.outer.front() == 2);
+    CHECK(banded);
+    checkAllTemplates(g);
+  }
 }
