@@ -19,6 +19,22 @@ bool denseRanges(const MemorySlice& s, const UnitDomain& domain, std::vector<Uni
   return true;
 }
 
+bool boundingRanges(const MemorySlice& s, const UnitDomain& domain, std::vector<UnitRange>& out, bool& exact) {
+  int64_t span = 1;
+  exact = s.contiguousWidth() == s.numel();
+  for (size_t d = 0; d < s.shape.size(); ++d) {
+    if (s.shape[d] > 1 && s.strides[d] < 0) return false;
+    if (s.shape[d] > 1 && s.strides[d] == 0) exact = false;
+    span += (s.shape[d] - 1) * s.strides[d];
+  }
+  if (exact) span = s.numel();
+  for (int64_t u = domain.begin; u < domain.end; ++u) {
+    int64_t b = s.offset.eval(u);
+    out.push_back(UnitRange{b, b + span, u});
+  }
+  return true;
+}
+
 namespace {
 
 // Syncs touch no memory: skipped when `skipSyncs`, otherwise a sync makes the question undecidable here.
@@ -84,12 +100,23 @@ bool exchangeScopeByRanges(const Graph& g, const UseDef& ud, const std::vector<S
 }
 
 bool staysWithinScopeByRanges(const Graph& g, const UseDef& ud, BufferId b, Scope scope, bool& stays, int64_t& maxElements) {
+  // Each access as the range its elements span: exact for dense slices, a superset for strided ones
+  // (a convolution's taps inside a unit's window). Disjoint supersets prove disjoint elements, and
+  // the per-instance counts over-estimate, which only makes a fits check conservative; an overlap
+  // involving a superset is undecidable here.
   thread_local std::vector<UnitRange> rs;
   rs.clear();
   if (b.value >= ud.slicesOfBuffer.size()) return false;
+  bool allExact = true;
   for (SliceId s : ud.slicesOfBuffer[b.value]) {
     if (g.slice(s).erased) continue;
-    if (!collect(g, ud, {s}, true, rs, true) || !collect(g, ud, {s}, false, rs, true)) return false;
+    for (const auto* nodes : {&ud.writers[s.value], &ud.readers[s.value]})
+      for (NodeId n : *nodes) {
+        if (g.node(n).isSync()) continue;
+        bool exact = true;
+        if (!boundingRanges(g.slice(s), g.domainOf(g.node(n)), rs, exact)) return false;
+        allExact = allExact && exact;
+      }
   }
   for (auto& x : rs) x.unit = instanceOf(g, scope, x.unit);  // from here on: the instance
   sortByBegin(rs);
@@ -99,7 +126,11 @@ bool staysWithinScopeByRanges(const Graph& g, const UseDef& ud, BufferId b, Scop
   int64_t curEnd = INT64_MIN, curInst = -1;
   for (const UnitRange& x : rs) {
     if (x.begin < curEnd) {  // overlaps the run being merged
-      if (x.unit != curInst) { stays = false; return true; }
+      if (x.unit != curInst) {
+        if (!allExact) return false;
+        stays = false;
+        return true;
+      }
       if (x.end > curEnd) { perInstance[curInst] += x.end - curEnd; curEnd = x.end; }
       continue;
     }

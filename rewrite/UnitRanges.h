@@ -18,6 +18,10 @@ struct UnitRange {
 // The dense run a slice covers for each unit of `domain`; false when the slice is not dense.
 bool denseRanges(const MemorySlice& s, const UnitDomain& domain, std::vector<UnitRange>& out);
 
+// The range of elements a slice spans for each unit of `domain` (first to last element): `exact`
+// when the slice is dense (the range is its elements), otherwise a superset. False for negative strides.
+bool boundingRanges(const MemorySlice& s, const UnitDomain& domain, std::vector<UnitRange>& out, bool& exact);
+
 // Exchange scope through `in` (written) -> `out` (read after the sync): Unit, Block or Device.
 // Fills `scope` (nullopt: some element read was not written). False: not decidable by ranges.
 bool exchangeScopeByRanges(const Graph& g, const UseDef& ud, const std::vector<SliceId>& in, const std::vector<SliceId>& out,
