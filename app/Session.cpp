@@ -99,6 +99,7 @@ Status Session::openGir(const std::string& path) {
 void Session::rebuildStepper(const Graph& g) {
   stepper_ = std::make_unique<Stepper>(g, girHw_, false);
   previous_ = stepper_->graph();
+  originalCost_ = stepper_->cost();
   states_.clear();
   for (auto* w : checkWatchers_) {  // checks of the old graph: their results are dropped
     w->disconnect(this);
@@ -266,13 +267,18 @@ Status Session::replay(const std::string& traceJson, const std::string& fileName
   return st;
 }
 
+GraphCost Session::cost() const {
+  size_t p = stepper_->position();
+  return p > 0 ? stepper_->history()[p - 1].costAfter : originalCost_;
+}
+
 std::vector<double> Session::costCurve(bool dramBytes) const {
   std::vector<double> out;
   if (!stepper_) return out;
   auto value = [&](const GraphCost& c) { return dramBytes ? static_cast<double>(c.dramBytes) : c.modelledUs; };
   const auto& h = stepper_->history();
   if (h.empty()) {
-    out.push_back(value(stepper_->cost()));
+    out.push_back(value(originalCost_));
     return out;
   }
   out.push_back(value(h.front().costBefore));

@@ -70,7 +70,9 @@ class Session : public QObject {
   const Stepper& stepper() const { return *stepper_; }
   const std::string& girOrigin() const { return girOrigin_; }
   const std::optional<search::LoweredSubgraph>& lowered() const { return lowered_; }
-  GraphCost cost() const { return stepper_->cost(); }
+  // The current graph's cost: the last applied step's recorded cost, so the UI thread does not
+  // re-cost the graph after every step (computeCost on big buffers takes milliseconds).
+  GraphCost cost() const;
   bool checkedMode() const { return checked_; }
   // On: every later step is checked, and the history's unchecked steps are checked now (worker).
   void setCheckedMode(bool on);
@@ -144,6 +146,7 @@ class Session : public QObject {
   std::optional<HardwareDesc> girHw_;
   std::optional<search::LoweredSubgraph> lowered_;
   Graph original_, previous_;
+  GraphCost originalCost_;
   std::string girOrigin_;
   bool checked_ = true;
   int generation_ = 0;
