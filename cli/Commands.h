@@ -34,5 +34,8 @@ int runCodegen(const CommandArgs& args);
 
 // Generated C++/OpenMP on this CPU: run, check, model vs measure, calibrate — cli/RunCommand.cpp
 int runRun(const CommandArgs& args);
+// `gir run` for a GPU target (cli/RunGpuCommand.cpp); runRun hands over when --target names one.
+bool isGpuRunTarget(const std::string& target);
+int runRunOnGpu(const CommandArgs& args);
 
 }  // namespace gir::cli

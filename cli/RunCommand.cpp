@@ -57,7 +57,7 @@ Expected<RunOptions> runOptions(const Args& a) {
   RunOptions o;
   std::string target = a.option("target", "cpu");
   if (target != "cpu" && target != "cpu-host")
-    return makeError("gir run executes on this machine's CPU only (--target cpu); '" + target + "' code comes from `gir codegen`");
+    return makeError("unknown target '" + target + "' for gir run (expected cpu, nvidia-h100, nvidia-a100 or amd-mi100)");
   std::string planner = a.option("planner", "all");
   if (planner == "all") o.planners = plannerNames();
   else if (std::find(plannerNames().begin(), plannerNames().end(), planner) != plannerNames().end()) o.planners = {planner};
@@ -298,7 +298,13 @@ void printText(const HardwareDesc& hw, double streamCopy, bool calibrated, const
 int runRun(const CommandArgs& argv) {
   auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out", "opt"},
                         {"measure", "calibrate", "json", "emit"});
-  if (!args) return reportBadInput(args.error());
+  if (!args) {
+    // GPU targets take options of their own (--work): hand over before complaining about them.
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "--target" && isGpuRunTarget(argv[i + 1])) return runRunOnGpu(argv);
+    return reportBadInput(args.error());
+  }
+  if (args->hasOption("target") && isGpuRunTarget(args->option("target"))) return runRunOnGpu(argv);
   if (args->positional.size() != 1)
     return reportBadInput(makeError("usage: gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure] [--calibrate] [--json]"));
   auto opts = runOptions(*args);

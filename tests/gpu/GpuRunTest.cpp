@@ -66,6 +66,28 @@ TEST_CASE("runFileOnGpu runs every plan of a model or says per plan why it did n
   CHECK(bad.error().message.find("unknown planner 'fastest'") != std::string::npos);
 }
 
+TEST_CASE("gir run --target nvidia-h100 builds, and runs where a GPU is, else says there is none", "[gpu][cli]") {
+  if (Status works = gpu::compilerWorks(gpu::GpuApi::Cuda); !works) {
+    WARN("skipping gir run on a GPU target: " << works.error().message);
+    return;
+  }
+  std::string dir = test::scratchDir("cli-run");
+  int code = 0;
+  std::string out = test::runGir("run " + test::sourcePath("tests/golden/gir/relu.gir") + " --target nvidia-h100 --work " + dir, code);
+  INFO(out);
+  if (gpu::gpuPresent(gpu::GpuApi::Cuda)) {
+    CHECK(code == 0);
+    CHECK(out.find("relu (file): 1 kernel(s), matches the reference") != std::string::npos);
+  } else {
+    CHECK(code == 1);
+    CHECK(out.find("relu (file): no GPU: ") != std::string::npos);
+    CHECK(std::filesystem::exists(dir + "/relu/relu"));  // built all the same
+  }
+  out = test::runGir("run " + test::sourcePath("tests/golden/gir/relu.gir") + " --target nvidia-h100 --planner fastest", code);
+  CHECK(code == 2);
+  CHECK(out.find("unknown planner 'fastest'") != std::string::npos);
+}
+
 TEST_CASE("gir codegen writes sources and harness and build script and data and a manifest", "[gpu][cli]") {
   std::string dir = test::scratchDir("cli");
   int code = 0;
