@@ -54,13 +54,15 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
   cancel_ = new QPushButton("Cancel greedy", this);
   for (auto* b : {apply_, undo_, redo_, greedy_, cancel_}) buttons->addWidget(b);
   progress_ = new QProgressBar(this);
-  progress_->setRange(0, 0);  // the number of steps is not known ahead: a busy bar with a count
-  progress_->setTextVisible(true);
+  progress_->setRange(0, 0);  // the number of steps is not known ahead: a busy bar and a count beside it
+  progress_->setTextVisible(false);
+  progressText_ = new QLabel(this);
   progress_->hide();
+  progressText_->hide();
   cancel_->hide();
   connect(cancel_, &QPushButton::clicked, this, [this] { session_.cancelGreedy(); });
   connect(&session_, &Session::greedyProgress, this, [this](int steps) {
-    progress_->setFormat(QString("greedy: %1 step(s) so far%2").arg(steps).arg(session_.checkedMode() ? ", each verified" : ""));
+    progressText_->setText(QString("greedy: %1 step(s) so far%2").arg(steps).arg(session_.checkedMode() ? ", each verified" : ""));
   });
   connect(&session_, &Session::greedyFinished, this, &StepperPanel::refresh);
   connect(&session_, &Session::stepsChecked, this, &StepperPanel::refreshHistory);
@@ -99,7 +101,10 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
   layout->addWidget(failure_);
   layout->addWidget(checked_);
   layout->addLayout(buttons);
-  layout->addWidget(progress_);
+  auto* progressRow = new QHBoxLayout;
+  progressRow->addWidget(progress_, 1);
+  progressRow->addWidget(progressText_);
+  layout->addLayout(progressRow);
   layout->addLayout(playback);
   layout->addWidget(split, 1);
   refresh();
@@ -112,6 +117,7 @@ void StepperPanel::refresh() {
   for (auto* b : {apply_, undo_, redo_, greedy_, play_, pause_, step_, jump_}) b->setEnabled(has && !running);
   cancel_->setVisible(running);
   progress_->setVisible(running);
+  progressText_->setVisible(running);
   candidates_->setRowCount(0);
   if (!has) {
     history_->clear();
@@ -248,7 +254,7 @@ bool StepperPanel::applyRow(int row) {
 
 void StepperPanel::runGreedy() {
   pause();
-  progress_->setFormat("greedy: starting");
+  progressText_->setText("greedy: starting");
   session_.startGreedy();
   refresh();  // buttons off, Cancel and the progress bar on
 }

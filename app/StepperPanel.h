@@ -42,6 +42,7 @@ class StepperPanel : public QWidget {
   QLabel* failureBanner() const { return failure_; }
   QLabel* costLabel() const { return cost_; }
   QProgressBar* greedyProgress() const { return progress_; }
+  QLabel* greedyProgressText() const { return progressText_; }
   QPushButton* cancelButton() const { return cancel_; }
   int curvePoints() const;
 
@@ -55,7 +56,7 @@ class StepperPanel : public QWidget {
   Session& session_;
   QTableWidget* candidates_;
   QListWidget* history_;
-  QLabel *cost_, *failure_;
+  QLabel *cost_, *failure_, *progressText_;
   QPushButton *apply_, *undo_, *redo_, *greedy_, *cancel_, *play_, *pause_, *step_, *jump_;
   QProgressBar* progress_;
   QSpinBox* jumpTo_;

@@ -7,6 +7,7 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTableWidget>
 
 #include "app/ModelTab.h"
@@ -179,7 +180,9 @@ TEST_CASE("greedy on a worker: progress while it runs, cancel keeps the steps ma
   while (progress.count() < 3 && done.count() == 0) progress.wait(5000);
   REQUIRE(progress.count() >= 3);
   CHECK(w->stepper()->greedyProgress()->isVisibleTo(w->stepper()));
-  CHECK(w->stepper()->greedyProgress()->format().contains("step"));
+  CHECK(w->stepper()->greedyProgressText()->text().contains("step(s) so far"));
+  w->tabs()->setCurrentIndex(1);
+  test::saveScreenshot(w.get(), "greedy_running_cancel");
   w->stepper()->cancelButton()->click();
   REQUIRE((done.count() > 0 || done.wait(60000)));
   CHECK(s.lastGreedyCancelled());
