@@ -79,6 +79,9 @@ class Session : public QObject {
   Badge badge(size_t step) const { return step < states_.size() ? states_[step].badge : Badge::Unchecked; }
   bool checksPending() const { return !checkWatchers_.empty(); }
   void waitForChecks();  // blocks until every queued check has reported (tests, benchmarks)
+  // Later checks compare with `reference`'s outputs instead of the original graph's (same input
+  // buffers). Tests use a reference that disagrees to drive a failing check; nothing else should.
+  void checkAgainst(Graph reference) { reference_ = std::make_shared<CheckReference>(std::move(reference)); }
 
   // The applicable rewrites; their predicted cost changes are computed on a worker thread (one graph
   // copy per candidate is too slow for the UI thread on big graphs) and arrive with

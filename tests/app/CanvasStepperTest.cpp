@@ -200,3 +200,37 @@ TEST_CASE("greedy on a worker: progress while it runs, cancel keeps the steps ma
   CHECK(s.lastGreedy().stop == StopReason::Converged);
   for (size_t i = 0; i < s.stepper().history().size(); ++i) CHECK(s.badge(i) == Session::Badge::Verified);
 }
+
+TEST_CASE("a step whose check fails is taken back with the steps on top of it, and the banner says why", "[app]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/shufflenet_source.gir"))));
+  Session& s = w->session();
+  std::string original = printGraph(s.graph());
+  // The first step checks out; then the checks are pointed at another graph's reference (a
+  // synthetic chain: other input buffers, other outputs), so every later check must fail.
+  REQUIRE(w->stepper()->applyRow(0));
+  REQUIRE(test::waitForChecks(s));
+  REQUIRE(s.badge(0) == Session::Badge::Verified);
+  std::string afterFirst = printGraph(s.graph());
+  auto other = parseGirText(test::syntheticGirText(2, 1), "other");
+  REQUIRE(other);
+  s.checkAgainst(*other);
+  REQUIRE(w->stepper()->applyRow(0));
+  REQUIRE(w->stepper()->applyRow(0));
+  CHECK(s.stepper().history().size() == 3);
+  REQUIRE(test::waitForChecks(s));
+  // Step 2 failed its check: it and step 3 are gone, step 1 stays verified.
+  CHECK(s.stepper().history().size() == 1);
+  CHECK(s.stepper().position() == 1);
+  CHECK(s.badge(0) == Session::Badge::Verified);
+  CHECK(printGraph(s.graph()) == afterFirst);
+  CHECK(s.lastFailure().find("failed its check and was taken back with the 1 step(s) after it") != std::string::npos);
+  CHECK(s.lastFailure().find("why the rule applied here") != std::string::npos);
+  CHECK(w->stepper()->failureBanner()->isVisibleTo(w->stepper()));
+  CHECK(w->stepper()->failureBanner()->text().startsWith("STEP FAILED"));
+  CHECK(w->stepper()->historyList()->count() == 2);
+  REQUIRE(test::waitForLayout(w->girCanvas()));
+  test::saveScreenshot(w.get(), "step_failed_taken_back");
+  REQUIRE(s.undo());
+  CHECK(printGraph(s.graph()) == original);
+}
