@@ -94,6 +94,7 @@ struct LevelProfile {
 };
 
 struct FitCheckCache::Impl {
+  Impl(const Graph& graph, const UseDef& useDef) : g(graph), ud(useDef) {}
   const Graph& g;
   const UseDef& ud;
   bool scheduled = false;
@@ -145,7 +146,7 @@ struct FitCheckCache::Impl {
   }
 };
 
-FitCheckCache::FitCheckCache(const Graph& g, const UseDef& ud) : impl_(std::make_unique<Impl>(Impl{g, ud})) {
+FitCheckCache::FitCheckCache(const Graph& g, const UseDef& ud) : impl_(std::make_unique<Impl>(g, ud)) {
   impl_->outer = activeFitCache;
   activeFitCache = impl_.get();
 }
