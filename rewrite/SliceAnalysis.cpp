@@ -165,6 +165,22 @@ bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, Buf
   return peakLiveBytes(g, bufferLiveIntervals(g, *order), level, bytes, candidate).bytes <= l->capacityBytes;
 }
 
+bool fitsCapacities(const Graph& g, std::string* why) {
+  auto order = topologicalOrder(g);
+  if (!order) return false;
+  UseDef ud = computeUseDef(g);
+  auto intervals = bufferLiveIntervals(g, *order);
+  for (const LevelDecl& l : g.levels) {
+    if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
+    int64_t peak = peakLiveBytes(g, intervals, l.name, bytesAtLevel(g, ud, l)).bytes;
+    if (peak <= l.capacityBytes) continue;
+    if (why) *why = "level '" + l.name + "' would hold " + std::to_string(peak) + " bytes per " + std::string(scopeName(l.scope)) +
+                    ", over its capacity of " + std::to_string(l.capacityBytes);
+    return false;
+  }
+  return true;
+}
+
 bool readThroughMemory(const UseDef& ud, BufferId b) {
   if (b.value >= ud.slicesOfBuffer.size()) return false;
   for (SliceId s : ud.slicesOfBuffer[b.value])

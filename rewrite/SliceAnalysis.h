@@ -23,6 +23,11 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
 // live at the same time? Judged at the peak of live bytes over the topological schedule.
 bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, BufferId candidate, int64_t candidateBytes);
 
+// Does every capacity-limited level hold its live buffers at the peak of the topological schedule
+// (footprints as fitsAtLevel judges them: conservative where the memory checker counts exactly)?
+// `why` names the level and the bytes when not.
+bool fitsCapacities(const Graph& g, std::string* why = nullptr);
+
 // The whole-graph part of fitsAtLevel (the schedule, the live intervals, every buffer's bytes at a
 // level) computed once and shared by every fits check of one match pass over an unchanging graph:
 // without it a pass over a graph with N syncs does N whole-graph analyses (0.4 s at 1,000 nodes).

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "rewrite/GreedyOptimizer.h"
+#include "rewrite/SliceAnalysis.h"
 #include "search/templates/SubgraphCheck.h"
 
 namespace gir::search {
@@ -249,7 +250,10 @@ class TemplateSearch {
     for (const auto& c : candidates_) {
       auto r = lowerAndOptimize(g_, sub_, hw_, c.choice, lowering_);
       if (!r) continue;
-      auto check = checkPlan(g_, sub_, r->first, r->second, 11);
+      // Unchecked, a plan must at least fit its levels (judged from the graph, conservatively).
+      PlanCheck fits;
+      if (!o_.validate && !fitsCapacities(r->second, &fits.problem) && fits.problem.empty()) fits.problem = "no schedule";
+      auto check = o_.validate ? checkPlan(g_, sub_, r->first, r->second, 11) : Expected<PlanCheck>(fits);
       if (!check || !check->valid()) {
         if (why.empty()) why = check ? check->problem : check.error().str();
         continue;

@@ -22,6 +22,7 @@ struct SearchOptions {
   size_t beamWidth = 8;
   size_t maxEvaluations = 64;    // complete candidates costed before the exhaustive search stops
   bool stopAtDramFloor = true;   // stop at a plan with one launch, minimal DRAM bytes, no syncs
+  bool validate = true;          // check the chosen plan (else the best candidate is taken unchecked)
   int64_t unitsPerBlock = 4;
   LoweringOptions lowering;     // names of buffers (baseline fragments)
   SearchMemo* memo = nullptr;   // verdicts shared by the searches of one model (optional, not owned)

@@ -84,21 +84,23 @@ Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Sub
                                      const PlanRequest& req) {
   SubgraphPlans out;
   out.index = index;
+  PlanRequest request = req;
+  request.search.validate = req.validate && req.search.validate;  // no checks asked for: none inside the searches either
   out.subgraph = &sub;
   auto p = makeProblem(g, sub, "subgraph " + std::to_string(index));
   if (!p) return p.takeError();
   out.minimalBytes = lowerBoundBytes(*p);
   std::vector<PlannerResult> baselines;
   for (const std::string& name : baselinePlannerNames()) {
-    if (std::find(req.planners.begin(), req.planners.end(), name) == req.planners.end()) continue;
-    auto b = baseline(g, sub, *p, hw, name, req);
+    if (std::find(request.planners.begin(), request.planners.end(), name) == request.planners.end()) continue;
+    auto b = baseline(g, sub, *p, hw, name, request);
     if (!b) return b.takeError();
-    if (req.validate) validate(g, sub, *b);
+    if (request.validate) validate(g, sub, *b);
     baselines.push_back(std::move(*b));
   }
-  for (const std::string& name : req.planners) {
+  for (const std::string& name : request.planners) {
     if (name == "gir") {
-      auto r = girPlan(g, sub, hw, *p, baselines, req, out.search);
+      auto r = girPlan(g, sub, hw, *p, baselines, request, out.search);
       if (!r) return r.takeError();
       out.planners.push_back(std::move(*r));
       continue;

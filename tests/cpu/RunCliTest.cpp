@@ -28,7 +28,7 @@ TEST_CASE("gir run rejects bad input with exit 2 and a clear message", "[cpu][cl
   const Case cases[] = {
       {"run", "usage: gir run"},
       {"run " + test::sourcePath("scenarios/no_such_model.onnx") + " --target cpu", "no_such_model.onnx"},
-      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --target nvidia-h100", "--target cpu"},
+      {"run " + test::sourcePath("scenarios/softmax.onnx") + " --target tpu", "unknown target 'tpu' for gir run (expected cpu, nvidia-h100"},
       {"run " + test::sourcePath("scenarios/softmax.onnx") + " --planner fastest", "unknown planner 'fastest'"},
       {"run " + test::sourcePath("scenarios/softmax.onnx") + " --threads two", "--threads expects a non-negative integer"},
       {"run " + test::sourcePath("scenarios/softmax.onnx") + " --subgraph 9", "there is no subgraph 9"},
