@@ -24,9 +24,6 @@
 namespace gir::app {
 
 static constexpr int kTemplateColumn = 2, kBoundaryColumn = 3;
-static const char* kSplitNote =
-    "A split plan takes each kernel's templates from the GIR search (search::lowerPartition has no per-op templates); "
-    "clear the 'new kernel' toggles to choose templates.";
 
 PlanExplorer::PlanExplorer(Session& session, QWidget* parent) : QWidget(parent), session_(session) {
   subgraph_ = new QComboBox(this);
@@ -156,10 +153,7 @@ void PlanExplorer::fillOps() {
     auto* box = new QCheckBox(ops_);
     ops_->setCellWidget(r, kBoundaryColumn, box);
     connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] { verdict_->setText("Edited: press Re-plan."); });
-    connect(box, &QCheckBox::toggled, this, [this] {
-      updateTemplateLock();
-      verdict_->setText("Edited: press Re-plan.");
-    });
+    connect(box, &QCheckBox::toggled, this, [this] { verdict_->setText("Edited: press Re-plan."); });
   }
   resetToPlanner();
   for (auto* b : {replan_, reset_}) b->setEnabled(true);
@@ -180,18 +174,7 @@ void PlanExplorer::resetToPlanner() {
     box->setChecked(r == 0 || (r < static_cast<int>(e.searchedBoundary.size()) && e.searchedBoundary[r]));
     box->setEnabled(r > 0);  // the first op always starts a kernel
   }
-  updateTemplateLock();
   verdict_->clear();
-}
-
-void PlanExplorer::updateTemplateLock() {
-  std::vector<bool> b = boundaries();
-  bool split = std::count(b.begin(), b.end(), true) > 1;
-  for (int r = 0; r < ops_->rowCount(); ++r) {
-    QWidget* combo = ops_->cellWidget(r, kTemplateColumn);
-    combo->setEnabled(!split);
-    combo->setToolTip(split ? kSplitNote : "The templates this op offers, most promising first.");
-  }
 }
 
 void PlanExplorer::setTemplate(int op, int option) {
@@ -235,8 +218,8 @@ bool PlanExplorer::replan() {
     user_ = *watcher->result();
     const viz::PlanRow& r = user_->row;
     QString templates;
-    if (!user_->templatesHonoured) {
-      templates = "<br>Split plan: templates chosen per kernel by the search:";
+    if (user_->usedTemplates.size() > 1) {
+      templates = "<br>Templates per kernel:";
       for (size_t k = 0; k < user_->usedTemplates.size(); ++k) {
         QStringList names;
         for (const auto& t : user_->usedTemplates[k]) names << QString::fromStdString(t.str());

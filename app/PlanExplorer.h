@@ -61,7 +61,6 @@ class PlanExplorer : public QWidget {
   void showPlans();
   std::vector<search::OpTemplate> choice() const;
   std::vector<bool> boundaries() const;
-  void updateTemplateLock();
 
   Session& session_;
   QComboBox* subgraph_;

@@ -147,6 +147,23 @@ class Joiner {
   std::map<uint32_t, std::vector<SliceId>> stored_;
 };
 
+// A group whose templates the caller chose: lowered and optimized as they are, no search.
+Expected<SearchResult> fixedTemplates(const compute::Graph& g, const compute::Subgraph& fs, const HardwareDesc& hw,
+                                      const std::vector<OpTemplate>& choice, const SearchOptions& o) {
+  if (choice.size() != fs.ops.size())
+    return makeError("one template per op of the kernel is needed (" + std::to_string(fs.ops.size()) + " ops, " + std::to_string(choice.size()) + " templates)");
+  LoweringOptions lowering = o.lowering;
+  lowering.unitsPerBlock = o.unitsPerBlock;
+  auto r = lowerAndOptimize(g, fs, hw, choice, lowering);
+  if (!r) return r.takeError();
+  SearchResult out;
+  out.choice = choice;
+  out.lowered = std::move(r->first);
+  out.optimized = std::move(r->second);
+  out.cost = computeCost(out.optimized, &hw);
+  return out;
+}
+
 }  // namespace
 
 Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
@@ -164,7 +181,7 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
       const std::string& n = g.tensor(t).name;
       return contains(fs.inputs, t) || contains(fs.outputs, t) ? n : "t_" + n;
     };
-    auto found = searchTemplates(g, fs, hw, o);
+    auto found = gi < kg.templates.size() && !kg.templates[gi].empty() ? fixedTemplates(g, fs, hw, kg.templates[gi], o) : searchTemplates(g, fs, hw, o);
     if (!found) {
       Diagnostic d = found.error();
       std::string ops;

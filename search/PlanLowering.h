@@ -31,9 +31,13 @@ struct LoweredPlan {
 // (an op in several groups is recomputed in each). `exports[k]`, when given, are the tensors group
 // k stores (a tensor produced by several groups is stored by the one exporting it); otherwise a
 // group stores what the model or a group not producing it needs.
+// `templates[k]`, when given and not empty, fixes group k's template per op (in graph order) instead
+// of searching them: the plan explorer's per-op choice. A follow of a producer in another group does
+// not apply (the group reads that tensor from DRAM) and fails with the lowering's reason.
 struct KernelGroups {
   std::vector<std::vector<compute::OpId>> ops;
   std::vector<std::vector<compute::TensorId>> exports;
+  std::vector<std::vector<OpTemplate>> templates;
 };
 
 Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,

@@ -92,8 +92,12 @@ UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, co
   out.row.lowered = false;
   search::KernelGroups groups;
   for (size_t i = 0; i < sub.ops.size(); ++i) {
-    if (groups.ops.empty() || (i < boundary.size() && boundary[i])) groups.ops.emplace_back();
+    if (groups.ops.empty() || (i < boundary.size() && boundary[i])) {
+      groups.ops.emplace_back();
+      groups.templates.emplace_back();
+    }
     groups.ops.back().push_back(sub.ops[i]);
+    if (i < choice.size()) groups.templates.back().push_back(choice[i]);
   }
   if (groups.ops.size() <= 1) {
     auto lowered = search::lowerAndOptimize(g, sub, hw, choice, search::LoweringOptions{});
@@ -110,7 +114,6 @@ UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, co
       out.row.problem = "the kernels do not lower: " + plan.error().str();
       return out;
     }
-    out.templatesHonoured = false;
     out.usedTemplates = plan->templates;
     out.lowered = std::move(plan->lowered);
   }

@@ -48,13 +48,13 @@ Expected<SubgraphExplore> exploreSubgraph(const compute::Graph& g, const compute
 struct UserPlan {
   PlanRow row;                                   // planner "yours"
   std::optional<search::LoweredSubgraph> lowered;  // the optimized GIR-Graph and its buffer map, when lowered
-  bool templatesHonoured = true;  // false: split plans take each kernel's templates from the search
   std::vector<std::vector<search::OpTemplate>> usedTemplates;  // per kernel, per op
 };
 
 // The user's plan: `boundary[i]` starts a new kernel at op i (boundary[0] is ignored). Unsplit, the
 // op templates `choice` are lowered and the greedy optimizer fuses what they allow; split, the
-// kernels are lowered by search::lowerPartition, which picks each kernel's templates itself. The
+// kernels are lowered by search::lowerPartition with the same per-op templates (a follow of a
+// producer in another kernel does not apply there: the plan is invalid, with the reason). The
 // result is validated (verifier, memory-model checker, reference evaluator); a template that does
 // not apply gives an invalid row with the lowering's message, not an error.
 UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,

@@ -5,6 +5,8 @@
 // opened on the GIR canvas. Every number is compared with a direct call of the search/ API.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -139,18 +141,37 @@ TEST_CASE("plan explorer: per-op templates and kernel toggles on LayerNorm, re-p
     CHECK(e->userPlan()->row.valid);
   }
 
-  SECTION("one kernel per op: lowered by kernel groups, valid, never fewer bytes than the GIR plan") {
+  SECTION("one kernel per op: the user's templates per kernel; a follow across a kernel boundary is refused, natural ones lower") {
     for (int r = 1; r < e->opTable()->rowCount(); ++r) e->setBoundary(r, true);
-    CHECK_FALSE(e->opTable()->cellWidget(1, 2)->isEnabled());  // a split plan's templates come from the search
+    CHECK(e->opTable()->cellWidget(1, 2)->isEnabled());  // a split plan keeps the user's templates
+    // The searched templates follow their producers, which now sit in other kernels.
+    int follower = -1;
+    for (int r = 0; r < e->opTable()->rowCount() && follower < 0; ++r)
+      if (found->choice[r].kind == search::OpTemplate::Kind::Follow) follower = r;
+    REQUIRE(follower > 0);
+    REQUIRE(replanAndWait(e));
+    CHECK_FALSE(e->userPlan()->row.valid);
+    CHECK(e->userPlan()->row.problem.find("kernel " + std::to_string(follower)) != std::string::npos);
+    CHECK(e->userPlan()->row.problem.find("not produced inside") != std::string::npos);
+    // Every op on its first natural template: each kernel lowers as chosen, valid, never below the GIR plan's bytes.
+    std::vector<search::OpTemplate> naturals;
+    for (int r = 0; r < e->opTable()->rowCount(); ++r) {
+      auto options = search::templateOptions(s.model(), sub, static_cast<size_t>(r), budget);
+      auto it = std::find_if(options.begin(), options.end(), [](const auto& t) { return t.kind == search::OpTemplate::Kind::Natural; });
+      REQUIRE(it != options.end());
+      e->setTemplate(r, static_cast<int>(it - options.begin()));
+      naturals.push_back(*it);
+    }
     REQUIRE(replanAndWait(e));
     const viz::PlanRow& yours = e->userPlan()->row;
+    INFO(yours.problem);
     CHECK(yours.valid);
-    CHECK_FALSE(e->userPlan()->templatesHonoured);
-    CHECK(e->userPlan()->usedTemplates.size() == sub.ops.size());
+    REQUIRE(e->userPlan()->usedTemplates.size() == sub.ops.size());
+    for (size_t k = 0; k < sub.ops.size(); ++k) CHECK(e->userPlan()->usedTemplates[k] == std::vector<search::OpTemplate>{naturals[k]});
     CHECK(yours.kernels >= row(planners, "gir")->kernels);
     CHECK(yours.dramBytes >= row(planners, "gir")->dramBytes);
     CHECK(yours.dramBytes >= sub.minBytes);
-    for (int r = 1; r < e->opTable()->rowCount(); ++r) e->setBoundary(r, false);
-    CHECK(e->opTable()->cellWidget(1, 2)->isEnabled());
+    CHECK(e->verdict()->text().contains("Templates per kernel:"));
   }
+
 }
