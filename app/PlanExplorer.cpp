@@ -11,14 +11,13 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
-#include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/BarChart.h"
 #include "app/Session.h"
 
 namespace gir::app {
@@ -296,19 +295,8 @@ void PlanExplorer::showPlans() {
   }
   bars_ = static_cast<int>(rows.size());
   series->append(set);
-  chart->addSeries(series);
   chart->legend()->hide();
-  auto* x = new QBarCategoryAxis(chart);
-  x->append(names);
-  auto* y = new QValueAxis(chart);
-  y->setRange(0, hi > 0 ? hi * 1.1 : 1);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+  showBarChart(chart_, chart, series, names, hi);
 }
 
 }  // namespace gir::app

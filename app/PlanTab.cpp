@@ -11,14 +11,13 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
-#include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/BarChart.h"
 #include "app/PlanExplorer.h"
 #include "app/Session.h"
 
@@ -162,18 +161,7 @@ void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* wha
     }
     series->append(edited);
   }
-  chart->addSeries(series);
-  auto* x = new QBarCategoryAxis(chart);
-  x->append(names);
-  auto* y = new QValueAxis(chart);
-  y->setRange(0, hi > 0 ? hi * 1.1 : 1);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+  showBarChart(chart_, chart, series, names, hi);
 }
 
 QString PlanTab::whatIfText() const { return editor_->toPlainText(); }

@@ -1,0 +1,15 @@
+// A bar chart shown in a view: the series gets a category axis of `names` and a value axis from 0
+// to a little above `highest`, and the chart replaces (and frees) the view's previous one. The plan
+// comparison and the per-op explorer draw their bars this way.
+#pragma once
+
+#include <QBarSeries>
+#include <QChart>
+#include <QChartView>
+#include <QStringList>
+
+namespace gir::app {
+
+void showBarChart(QChartView* view, QChart* chart, QBarSeries* series, const QStringList& names, double highest);
+
+}  // namespace gir::app
