@@ -13,6 +13,7 @@
 #include "search/GirSearch.h"
 #include "search/lowering/SubgraphLowering.h"
 #include "search/templates/SubgraphCheck.h"
+#include "tests/baselines/BaselineTestUtil.h"
 
 using gir::ElementwiseOp;
 using gir::Expected;
@@ -20,22 +21,12 @@ using gir::ReduceOp;
 using gir::ValidityReport;
 using gir::loadHardwareByName;
 using gir::randomInputs;
+using gir::test::addInput;
+using gir::test::valueOrFail;
 namespace search = gir::search;
 using namespace gir::compute;
 
 namespace {
-
-TensorId input(Graph& g, const std::string& name, Dims dims) {
-  TensorId t = g.addTensor(name, DType::F32, std::move(dims));
-  g.inputs.push_back(t);
-  return t;
-}
-
-template <typename T>
-T must(Expected<T> e) {
-  if (!e) FAIL(e.error().str());
-  return std::move(*e);
-}
 
 // The whole graph as one subgraph (no library-op split), so every op gets a template.
 Subgraph wholeGraph(const Graph& g) {
@@ -53,7 +44,7 @@ Subgraph wholeGraph(const Graph& g) {
 
 // Every combination of offered templates (small graphs only), each lowered, checked, optimized, checked.
 void checkAllTemplates(const Graph& g, const std::string& target = "nvidia-h100") {
-  auto hw = must(loadHardwareByName(target));
+  auto hw = valueOrFail(loadHardwareByName(target));
   Subgraph sub = wholeGraph(g);
   std::vector<std::vector<search::OpTemplate>> options;
   for (size_t i = 0; i < sub.ops.size(); ++i) options.push_back(search::templateOptions(g, sub, i, search::boxElementBudget(hw)));
@@ -69,16 +60,16 @@ void checkAllTemplates(const Graph& g, const std::string& target = "nvidia-h100"
     ValidityReport v = gir::checkValidity(l->gir, randomInputs(l->gir, 3));
     INFO(v.str());
     REQUIRE(v.valid());
-    CHECK(must(search::checkAgainstReference(g, sub, *l, l->gir, 5)).maxRelativeError <= 1e-4);
-    auto opt = must(search::lowerAndOptimize(g, sub, hw, choice, {}));
+    CHECK(valueOrFail(search::checkAgainstReference(g, sub, *l, l->gir, 5)).maxRelativeError <= 1e-4);
+    auto opt = valueOrFail(search::lowerAndOptimize(g, sub, hw, choice, {}));
     ValidityReport v2 = gir::checkValidity(opt.second, randomInputs(opt.second, 3));
     INFO(v2.str());
     REQUIRE(v2.valid());
-    CHECK(must(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError <= 1e-4);
+    CHECK(valueOrFail(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError <= 1e-4);
   };
   for (size_t i = 0; i < options.size(); ++i)
     for (const auto& t : options[i]) {
-      auto state = must(search::TemplateState::make(g, sub, search::boxElementBudget(hw)));
+      auto state = valueOrFail(search::TemplateState::make(g, sub, search::boxElementBudget(hw)));
       bool ok = true;
       for (size_t j = 0; j < options.size() && ok; ++j) {
         if (j == i) { ok = static_cast<bool>(state.push(t)); continue; }
@@ -98,77 +89,77 @@ TEST_CASE("every template of every op kind lowers to a valid graph that matches 
     Graph g;
     g.name = "ew";
     GraphBuilder b(g);
-    TensorId x = input(g, "x", {8, 32});
-    TensorId v = input(g, "v", {32});
-    g.outputs = {must(b.binary(ElementwiseOp::Mul, must(b.unary(ElementwiseOp::Exp, x)), v))};
+    TensorId x = addInput(g, "x", {8, 32});
+    TensorId v = addInput(g, "v", {32});
+    g.outputs = {valueOrFail(b.binary(ElementwiseOp::Mul, valueOrFail(b.unary(ElementwiseOp::Exp, x)), v))};
     checkAllTemplates(g);
   }
   SECTION("row and column reductions") {
     Graph g;
     g.name = "reduce";
     GraphBuilder b(g);
-    TensorId x = input(g, "x", {16, 24});
-    g.outputs = {must(b.reduce(ReduceOp::Sum, x, {0}, false)), must(b.reduce(ReduceOp::Max, x, {1}, true))};
+    TensorId x = addInput(g, "x", {16, 24});
+    g.outputs = {valueOrFail(b.reduce(ReduceOp::Sum, x, {0}, false)), valueOrFail(b.reduce(ReduceOp::Max, x, {1}, true))};
     checkAllTemplates(g);
   }
   SECTION("transpose, reshape, concat, split, slice") {
     Graph g;
     g.name = "layout";
     GraphBuilder b(g);
-    TensorId x0 = input(g, "x0", {1, 6, 4, 4});
-    TensorId x1 = input(g, "x1", {1, 6, 4, 4});
-    TensorId c = must(b.concat({x0, x1}, 1));
-    TensorId t = must(b.reshape(must(b.transpose(must(b.reshape(c, {1, 2, 6, 4, 4})), {0, 2, 1, 3, 4})), {1, 12, 4, 4}));
-    auto ys = must(b.split(t, 1, {6, 6}));
-    g.outputs = {ys[0], ys[1], must(b.slice(x0, {0, 1, 0, 0}, {1, 2, 1, 1}, {1, 3, 4, 4}))};
+    TensorId x0 = addInput(g, "x0", {1, 6, 4, 4});
+    TensorId x1 = addInput(g, "x1", {1, 6, 4, 4});
+    TensorId c = valueOrFail(b.concat({x0, x1}, 1));
+    TensorId t = valueOrFail(b.reshape(valueOrFail(b.transpose(valueOrFail(b.reshape(c, {1, 2, 6, 4, 4})), {0, 2, 1, 3, 4})), {1, 12, 4, 4}));
+    auto ys = valueOrFail(b.split(t, 1, {6, 6}));
+    g.outputs = {ys[0], ys[1], valueOrFail(b.slice(x0, {0, 1, 0, 0}, {1, 2, 1, 1}, {1, 3, 4, 4}))};
     checkAllTemplates(g);
   }
   SECTION("batched matmul with a broadcast batch, and gemm") {
     Graph g;
     g.name = "contract";
     GraphBuilder b(g);
-    TensorId q = input(g, "q", {1, 4, 1, 16});
-    TensorId k = input(g, "k", {1, 4, 16, 9});
-    TensorId a = input(g, "a", {6, 8});
-    TensorId w = input(g, "w", {5, 8});
-    TensorId c = input(g, "c", {6, 5});
+    TensorId q = addInput(g, "q", {1, 4, 1, 16});
+    TensorId k = addInput(g, "k", {1, 4, 16, 9});
+    TensorId a = addInput(g, "a", {6, 8});
+    TensorId w = addInput(g, "w", {5, 8});
+    TensorId c = addInput(g, "c", {6, 5});
     GemmAttrs ga;
     ga.transB = true;
     ga.alpha = 0.5;
-    g.outputs = {must(b.matmul(q, k)), must(b.gemm(a, w, c, ga))};
+    g.outputs = {valueOrFail(b.matmul(q, k)), valueOrFail(b.gemm(a, w, c, ga))};
     checkAllTemplates(g);
   }
   SECTION("batch norm, a depthwise convolution with padding and stride, a pointwise convolution") {
     Graph g;
     g.name = "conv";
     GraphBuilder b(g);
-    TensorId x = input(g, "x", {1, 4, 7, 7});
+    TensorId x = addInput(g, "x", {1, 4, 7, 7});
     std::vector<TensorId> bn{x};
-    for (const char* n : {"scale", "bias", "mean", "var"}) bn.push_back(input(g, n, {4}));
+    for (const char* n : {"scale", "bias", "mean", "var"}) bn.push_back(addInput(g, n, {4}));
     g.tensor(bn[4]).constant = std::vector<double>{0.5, 1.0, 2.0, 0.25};
-    TensorId w = input(g, "w", {4, 1, 3, 3});
-    TensorId bias = input(g, "b", {4});
+    TensorId w = addInput(g, "w", {4, 1, 3, 3});
+    TensorId bias = addInput(g, "b", {4});
     ConvAttrs ca;
     ca.group = 4;
     ca.pads = {1, 1, 1, 1};
     ca.strides = {2, 2};
-    TensorId dw = must(b.conv(must(b.batchNorm(bn, {})), w, bias, ca));
-    g.outputs = {must(b.conv(dw, input(g, "pw", {3, 4, 1, 1}), input(g, "pb", {3}), ConvAttrs{}))};
+    TensorId dw = valueOrFail(b.conv(valueOrFail(b.batchNorm(bn, {})), w, bias, ca));
+    g.outputs = {valueOrFail(b.conv(dw, addInput(g, "pw", {3, 4, 1, 1}), addInput(g, "pb", {3}), ConvAttrs{}))};
     checkAllTemplates(g);
   }
   SECTION("a depthwise convolution in bands of rows: asymmetric padding, dilation, edge bands clipped") {
     Graph g;
     g.name = "conv_bands";
     GraphBuilder b(g);
-    TensorId x = input(g, "x", {1, 3, 20, 18});
+    TensorId x = addInput(g, "x", {1, 3, 20, 18});
     ConvAttrs ca;
     ca.group = 3;
     ca.pads = {2, 1, 1, 0};
     ca.dilations = {1, 2};
-    TensorId y = must(b.conv(x, input(g, "w", {3, 1, 5, 3}), input(g, "b", {3}), ca));
-    g.outputs = {must(b.unary(ElementwiseOp::Relu, y))};
+    TensorId y = valueOrFail(b.conv(x, addInput(g, "w", {3, 1, 5, 3}), addInput(g, "b", {3}), ca));
+    g.outputs = {valueOrFail(b.unary(ElementwiseOp::Relu, y))};
     // The search must be offered bands (rows outermost), not only whole planes.
-    auto hw = must(loadHardwareByName("nvidia-h100"));
+    auto hw = valueOrFail(loadHardwareByName("nvidia-h100"));
     bool banded = false;
     for (const auto& t : search::templateOptions(g, wholeGraph(g), 0, search::boxElementBudget(hw)))
       banded = banded || (t.kind == search::OpTemplate::Kind::Natural && t.outer.front() == 2);
