@@ -1,6 +1,8 @@
 // Per-unit programs per compute kind. Register buffers hold one box per unit (offset u * size).
 #include "search/lowering/OpEmitter.h"
 
+#include "search/lowering/SplitReduction.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -14,7 +16,10 @@ using Mask = std::vector<bool>;
 class UnitEmitter {
  public:
   UnitEmitter(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& b)
-      : ctx_(ctx), op_(op), s_(s), b_(b), boxStrides_(denseStrides(b.ext)) {}
+      : ctx_(ctx), op_(op), s_(s), b_(b), boxStrides_(denseStrides(b.ext)) {
+    if (splitsReduction(s, b))
+      if (auto g = reductionGroups(s, b)) groups_ = std::move(*g);  // TemplateState checked the groups
+  }
 
   // Unit u's programs, one per phase (empty when the unit has no box or nothing to write).
   std::vector<UnitProgram> unit(int64_t u) {
@@ -34,7 +39,9 @@ class UnitEmitter {
     phases_.push_back(std::move(p_));
     return std::move(phases_);
   }
-  static size_t phases(const IterationSpace& s) { return s.compute == ComputeKind::DepthwiseConv ? 2 : 1; }
+  static size_t phases(const IterationSpace& s, const UnitBoxes& b) {
+    return s.compute == ComputeKind::DepthwiseConv || splitsReduction(s, b) ? 2 : 1;
+  }
 
  private:
   Mask all() const { return Mask(s_.dims.size(), true); }
@@ -48,12 +55,7 @@ class UnitEmitter {
   BufferId reg(const std::string& role, int64_t perUnit) {
     auto it = regs_.find(role);
     if (it != regs_.end()) return it->second;
-    std::string base = op_.name + "_" + role;
-    for (char& c : base)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    std::string name = base;
-    for (int k = 1; ctx_.names.count(name); ++k) name = base + "_" + std::to_string(k);
-    ctx_.names.insert(name);
+    std::string name = uniqueBufferName(op_.name + "_" + role, ctx_.names);
     BufferId id = ctx_.gir.addBuffer(Buffer{name, ctx_.regLevel, {ctx_.gir.units * perUnit}, BufferRole::Temp});
     return regs_.emplace(role, id).first->second;
   }
@@ -177,7 +179,30 @@ class UnitEmitter {
     int in = loadAs(0, all());
     int out = regSlice("out", extOver(kept()));
     p_.node(ReducePayload{attrs.fn, reducedAxes()}, {in}, {out});
-    store(out, s_.writes[0]);
+    if (groups_.empty()) return store(out, s_.writes[0]);
+    combinePartials(attrs.fn, out);
+  }
+
+  // A split reduction: every unit's partial to scratch; after the sync the group's leader reduces
+  // the group's partials (one strided slice) with the same associative function and stores.
+  void combinePartials(ReduceOp fn, int partial) {
+    std::vector<int64_t> shape = p_.slices[partial].shape;
+    int64_t k = 1;
+    for (auto d : shape) k *= d;
+    if (!scratch_) scratch_ = ctx_.scratch(op_.name + "_partials", b_.units() * k);
+    p_.node(MovePayload{}, {partial}, {p_.slice(*scratch_, u_ * k, shape, denseStrides(shape))});
+    const ReductionGroup& g = *groups_[u_];
+    if (g.leader() != u_) return;
+    phases_.push_back(std::move(p_));
+    p_ = UnitProgram{};
+    std::vector<int64_t> parts{g.count}, strides{g.stride * k};
+    parts.insert(parts.end(), shape.begin(), shape.end());
+    for (auto st : denseStrides(shape)) strides.push_back(st);
+    int gathered = regSlice("parts", parts);
+    p_.node(MovePayload{}, {p_.slice(*scratch_, g.first * k, parts, strides)}, {gathered});
+    int combined = regSlice("combined", shape);
+    p_.node(ReducePayload{fn, {0}}, {gathered}, {combined});
+    store(combined, s_.writes[0]);
   }
 
   void contract() {
@@ -271,13 +296,24 @@ class UnitEmitter {
   int64_t u_ = 0;
   UnitProgram p_;
   std::vector<UnitProgram> phases_;  // finished phases of the current unit
+  std::vector<std::optional<ReductionGroup>> groups_;  // a split reduction's groups, per unit
+  std::optional<BufferId> scratch_;
 };
 
 }  // namespace
 
+std::string uniqueBufferName(std::string base, std::set<std::string>& names) {
+  for (char& c : base)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  std::string name = base;
+  for (int k = 1; names.count(name); ++k) name = base + "_" + std::to_string(k);
+  names.insert(name);
+  return name;
+}
+
 std::vector<UnitPrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes) {
   UnitEmitter e(ctx, op, s, boxes);
-  std::vector<UnitPrograms> out(UnitEmitter::phases(s), UnitPrograms(boxes.units()));
+  std::vector<UnitPrograms> out(UnitEmitter::phases(s, boxes), UnitPrograms(boxes.units()));
   for (int64_t u = 0; u < boxes.units(); ++u) {
     auto programs = e.unit(u);
     for (size_t k = 0; k < programs.size() && k < out.size(); ++k) out[k][u] = std::move(programs[k]);

@@ -7,6 +7,7 @@
 
 #include "search/lowering/IterationSpace.h"
 #include "search/lowering/OpEmitter.h"
+#include "search/lowering/SplitReduction.h"
 #include "search/lowering/UnitBoxes.h"
 #include "search/lowering/UnitProgram.h"
 
@@ -49,13 +50,14 @@ class SubgraphLowerer {
     if (auto st = header(); !st) return st.takeError();
     SliceCache cache;
     for (size_t i = 0; i < sub_.ops.size(); ++i) {
-      EmitContext ctx{out_.gir, regLevel_, [this](TensorId t) { return dramBuffer(t); }, names_, [this](TensorId t) { return live(t); }};
+      EmitContext ctx{out_.gir, regLevel_, [this](TensorId t) { return dramBuffer(t); }, names_, [this](TensorId t) { return live(t); },
+                      [this](const std::string& name, int64_t n) { return scratchBuffer(name, n); }};
       for (const auto& phase : emitOp(ctx, g_.op(sub_.ops[i]), st_.space(i), st_.boxes(i))) {
         Materialized m = materialize(out_.gir, phase, divisorsOf(st_.boxes(i).units()), cache);
         for (auto [b, s] : m.reads)
-          if (tensorOf_.count(b.value)) loads_[b.value].push_back(s);
+          if (joined_.count(b.value)) loads_[b.value].push_back(s);
         for (auto [b, s] : m.writes)
-          if (tensorOf_.count(b.value)) stores_[b.value].push_back(s);
+          if (joined_.count(b.value)) stores_[b.value].push_back(s);
       }
     }
     join();
@@ -94,17 +96,18 @@ class SubgraphLowerer {
     bool isInput = std::count(sub_.inputs.begin(), sub_.inputs.end(), t) > 0;
     bool isOutput = std::count(sub_.outputs.begin(), sub_.outputs.end(), t) > 0;
     BufferRole role = isInput ? BufferRole::Input : isOutput ? BufferRole::Output : BufferRole::Temp;
-    std::string base = o_.bufferName ? o_.bufferName(t) : tensor.name;
-    for (char& c : base)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    std::string name = base;
-    for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
-    names_.insert(name);
+    std::string name = uniqueBufferName(o_.bufferName ? o_.bufferName(t) : tensor.name, names_);
     BufferId b = out_.gir.addBuffer(Buffer{name, dramLevel_, {std::max<int64_t>(1, compute::numElements(tensor.dims))}, role});
     if (isInput) out_.inputBuffers[name] = t;
     if (isOutput) out_.outputBuffers[name] = t;
     buffers_[t] = b;
-    tensorOf_[b.value] = t;
+    joined_.insert(b.value);
+    return b;
+  }
+
+  BufferId scratchBuffer(const std::string& base, int64_t elements) {
+    BufferId b = out_.gir.addBuffer(Buffer{uniqueBufferName(base, names_), dramLevel_, {std::max<int64_t>(1, elements)}, BufferRole::Temp});
+    joined_.insert(b.value);
     return b;
   }
 
@@ -128,7 +131,7 @@ class SubgraphLowerer {
   LoweredSubgraph out_;
   std::set<std::string> names_;
   std::map<TensorId, BufferId> buffers_;
-  std::map<uint32_t, TensorId> tensorOf_;
+  std::set<uint32_t> joined_;  // DRAM buffers whose stores and loads a device sync joins
   std::map<uint32_t, std::vector<SliceId>> loads_, stores_;
 };
 
@@ -185,6 +188,11 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
     banded.insert(banded.end(), order.begin(), order.end());
     addNaturalOptions(*s, banded, bands.size(), maxBoxElements, seen, out);
   }
+  // A reduction too long for one unit is cut over units (SplitReduction.h); only then, because a
+  // cut costs a scratch round trip and a sync that a unit-local reduction does not need.
+  if (seen.empty())
+    for (auto& [outer, tile] : splitReductionShapes(*s, boxBudgetFor(*s, maxBoxElements)))
+      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
   return out;
 }
 

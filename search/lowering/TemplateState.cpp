@@ -1,6 +1,8 @@
 // Natural boxes from the template's parameters; follow boxes from the producer's placement.
 #include "search/lowering/TemplateState.h"
 
+#include "search/lowering/SplitReduction.h"
+
 #include <algorithm>
 #include <set>
 
@@ -51,6 +53,8 @@ Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const
   int64_t budget = boxBudgetFor(s, maxBox_);
   if (b && b->boxNumel() > budget)
     return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
+  if (b && splitsReduction(s, *b))
+    if (auto groups = reductionGroups(s, *b); !groups) return groups.takeError();
   return b;
 }
 
@@ -68,6 +72,12 @@ Status TemplateState::push(const OpTemplate& t) {
   auto b = boxesFor(i, t);
   if (!b) return opError(g_->op(sub_->ops[i]), "template " + t.str() + ": " + b.error().message);
   for (const auto& w : spaces_[i].writes) placements_[w.tensor] = placementOf(*b, w);
+  if (splitsReduction(spaces_[i], *b)) {  // only each group's leader holds the combined result
+    auto groups = reductionGroups(spaces_[i], *b);
+    auto& held = placements_[spaces_[i].writes[0].tensor];
+    for (int64_t u = 0; u < b->units(); ++u)
+      if ((*groups)[u] && (*groups)[u]->leader() != u) held[u].reset();
+  }
   boxes_.push_back(std::move(*b));
   choice_.push_back(t);
   return success();

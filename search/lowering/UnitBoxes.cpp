@@ -51,7 +51,9 @@ Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>
   b.ext = s.dims;
   std::vector<int64_t> radix;
   for (int d : outer) {
-    if (d < 0 || d >= static_cast<int>(s.dims.size()) || s.reduced[d] || s.whole[d]) return makeError("dimension " + std::to_string(d) + " cannot be split over units");
+    // A reduction's own reduced dims may be cut (SplitReduction.h); other ops keep them whole.
+    bool splittable = d >= 0 && d < static_cast<int>(s.dims.size()) && !s.whole[d] && (!s.reduced[d] || s.compute == ComputeKind::Reduce);
+    if (!splittable) return makeError("dimension " + std::to_string(d) + " cannot be split over units");
     b.ext[d] = 1;
     radix.push_back(s.dims[d]);
   }
@@ -149,7 +151,8 @@ Expected<UnitBoxes> followBoxes(const IterationSpace& s, const TensorAccess& a, 
   }
   if (first) return makeError("no unit holds any part of the tensor");
   for (size_t d = 0; d < s.dims.size(); ++d)
-    if ((s.reduced[d] || s.whole[d]) && b.ext[d] != s.dims[d]) return makeError("a unit would hold only part of a reduction or a plane");
+    if ((s.whole[d] || (s.reduced[d] && s.compute != ComputeKind::Reduce)) && b.ext[d] != s.dims[d])
+      return makeError("a unit would hold only part of a contraction or a plane");
   b.description = "follow";
   return b;
 }

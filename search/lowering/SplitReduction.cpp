@@ -1,0 +1,82 @@
+// Groups of units that share output elements of a reduction, and the splits that make them.
+#include "search/lowering/SplitReduction.h"
+
+#include <map>
+#include <set>
+
+namespace gir::search {
+
+bool splitsReduction(const IterationSpace& s, const UnitBoxes& b) {
+  if (s.compute != ComputeKind::Reduce) return false;
+  for (size_t d = 0; d < s.dims.size(); ++d)
+    if (s.reduced[d] && b.ext[d] != s.dims[d]) return true;
+  return false;
+}
+
+Expected<std::vector<std::optional<ReductionGroup>>> reductionGroups(const IterationSpace& s, const UnitBoxes& b) {
+  int64_t parts = 1;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    if (!s.reduced[d]) continue;
+    if (s.dims[d] % b.ext[d] != 0) return makeError("the reduced dimension " + std::to_string(d) + " is not cut in equal parts");
+    parts *= s.dims[d] / b.ext[d];
+  }
+  // Units holding the same output elements, in unit order, and the parts of the reduction they hold.
+  std::map<std::vector<int64_t>, std::vector<int64_t>> members;
+  std::map<std::vector<int64_t>, std::set<std::vector<int64_t>>> partsSeen;
+  for (int64_t u = 0; u < b.units(); ++u) {
+    if (!b.lo[u]) continue;
+    std::vector<int64_t> kept, part;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      int64_t lo = (*b.lo[u])[d];
+      if (!s.reduced[d]) kept.push_back(lo);
+      else if (lo % b.ext[d] != 0) return makeError("unit " + std::to_string(u) + "'s part of the reduction is not aligned to its extent");
+      else part.push_back(lo);
+    }
+    if (!partsSeen[kept].insert(part).second) return makeError("two units hold the same part of a reduction");
+    members[kept].push_back(u);
+  }
+  std::vector<std::optional<ReductionGroup>> groups(static_cast<size_t>(b.units()));
+  for (const auto& [kept, units] : members) {
+    if (static_cast<int64_t>(units.size()) != parts)
+      return makeError("the units of an output element hold " + std::to_string(units.size()) + " of its " + std::to_string(parts) + " parts");
+    ReductionGroup g{units[0], units.size() > 1 ? units[1] - units[0] : 1, parts};
+    for (size_t k = 1; k < units.size(); ++k)
+      if (units[k] - units[k - 1] != g.stride) return makeError("the units of an output element are not evenly spaced, so their partials are no one slice");
+    for (int64_t u : units) groups[static_cast<size_t>(u)] = g;
+  }
+  return groups;
+}
+
+std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const IterationSpace& s, int64_t budget) {
+  std::vector<int> kept;
+  int first = -1;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    if (!s.reduced[d]) kept.push_back(static_cast<int>(d));
+    else if (first < 0) first = static_cast<int>(d);
+  }
+  std::vector<std::pair<std::vector<int>, int64_t>> out;
+  if (s.compute != ComputeKind::Reduce || first < 0) return out;
+  int64_t rest = 1;  // box elements besides the split dim, with every kept dim of the prefix cut to 1
+  for (size_t d = 0; d < s.dims.size(); ++d)
+    if (s.reduced[d] && static_cast<int>(d) != first) rest *= s.dims[d];
+  // The widest kept prefix first (most units, smallest boxes), then the shorter ones.
+  for (size_t k = kept.size() + 1; k-- > 0;) {
+    int64_t whole = rest, keptUnits = 1;
+    for (size_t j = 0; j < kept.size(); ++j) (j < k ? keptUnits : whole) *= s.dims[kept[j]];
+    for (int64_t parts = 2; parts <= s.dims[first]; ++parts) {
+      if (s.dims[first] % parts != 0) continue;
+      int64_t tile = s.dims[first] / parts;
+      if (whole * tile > budget) continue;
+      if (keptUnits * parts <= 1024) {
+        std::vector<int> outer(kept.begin(), kept.begin() + static_cast<long>(k));
+        outer.push_back(first);
+        out.emplace_back(outer, tile);
+      }
+      break;
+    }
+    if (out.size() == 2) break;
+  }
+  return out;
+}
+
+}  // namespace gir::search

@@ -1,0 +1,41 @@
+// A reduction whose units each hold only part of the reduced dims (design.md section 6: "row and
+// column reductions done by the units of a block through shared memory, and across blocks through
+// DRAM with a second kernel"). Units holding the same output elements form a group: each unit
+// reduces its box to a partial, stores it to a scratch buffer, and after a sync the group's first
+// unit (its leader) combines the partials and stores the result. The lowering joins the scratch
+// buffer with a device sync; sync-insertion then finds whether the group shares a block (a block
+// sync, the scratch in shared memory) or not (a second kernel through DRAM).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/Expected.h"
+#include "search/lowering/IterationSpace.h"
+#include "search/lowering/UnitBoxes.h"
+
+namespace gir::search {
+
+// The units that combine their partials: first, first + stride, ..., count of them. Combining
+// needs the partials as one strided slice, so units must be evenly spaced.
+struct ReductionGroup {
+  int64_t first = 0;
+  int64_t stride = 1;
+  int64_t count = 1;
+  int64_t leader() const { return first; }
+};
+
+// Whether the boxes split a reduced dim of a reduction.
+bool splitsReduction(const IterationSpace& s, const UnitBoxes& b);
+
+// Per unit: its group (none for units without a box). Fails when boxes do not tile the reduced
+// dims of every output element exactly or a group's units are not evenly spaced.
+Expected<std::vector<std::optional<ReductionGroup>>> reductionGroups(const IterationSpace& s, const UnitBoxes& b);
+
+// Natural splits that cut the reduction (for rows too long for one unit's registers): the kept
+// dims split as a natural template would, and the first reduced dim in the fewest equal parts
+// whose box fits `budget`.
+std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const IterationSpace& s, int64_t budget);
+
+}  // namespace gir::search
