@@ -139,11 +139,14 @@ Row searchModel(const std::string& name, const Graph& g, const HardwareDesc& hw,
         r.failure = found.error().str();
         return r;
       }
-      if (verbose && k == 0)
-        std::fprintf(stderr, "  %s subgraph of %zu ops: explored %lld, memo %lld, search %.3f s, validate %.3f s, kernels %d, %.2fx minimal\n",
+      if (verbose && k == 0) {
+        std::string choice;
+        for (const auto& t : found->choice) choice += " " + t.str();
+        std::fprintf(stderr, "  %s subgraph of %zu ops: explored %lld, memo %lld, search %.3f s, validate %.3f s, kernels %d, %.2fx minimal;%s\n",
                      name.c_str(), sub.ops.size(), static_cast<long long>(found->stats.explored), static_cast<long long>(found->stats.memoHits),
                      found->stats.seconds, found->stats.validateSeconds, found->cost.kernels,
-                     static_cast<double>(found->cost.dramBytes) / static_cast<double>(std::max<int64_t>(1, sub.minBytes)));
+                     static_cast<double>(found->cost.dramBytes) / static_cast<double>(std::max<int64_t>(1, sub.minBytes)), choice.c_str());
+      }
       r.explored += found->stats.explored;
       r.memoHits += found->stats.memoHits;
       r.searchSeconds += found->stats.seconds;
