@@ -97,6 +97,7 @@ class TemplateSearch {
     else beam();
     stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
     std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
+    if (o_.oneKernel) std::stable_partition(candidates_.begin(), candidates_.end(), [](const Candidate& c) { return c.cost.kernels <= 1; });
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (candidates_.empty()) {
       std::string why = !deepestError_.empty() ? deepestError_ : firstError_;
@@ -182,6 +183,7 @@ class TemplateSearch {
     const auto& dims = state.space(i).dims;
     auto key = [&](const OpTemplate& t) -> std::pair<int, int64_t> {
       if (t.kind == OpTemplate::Kind::Follow) return {0, 0};
+      if (t.kind == OpTemplate::Kind::Tiled) return {3, 0};  // the staged transpose last: it needs a block sync
       int64_t n = 1;
       for (int d : t.outer) n *= dims[d];
       n /= t.tile;
@@ -208,7 +210,7 @@ class TemplateSearch {
     }
     const UnitBoxes& b = state.boxes(state.size() - 1);
     for (const auto& o : tried)
-      if (o.ext == b.ext && o.lo == b.lo) {
+      if (o.ext == b.ext && o.lo == b.lo && o.staged.has_value() == b.staged.has_value()) {
         state.pop();
         return false;
       }

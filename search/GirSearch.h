@@ -23,6 +23,9 @@ struct SearchOptions {
   size_t maxEvaluations = 64;    // complete candidates costed before the exhaustive search stops
   bool stopAtDramFloor = true;   // stop at a plan with one launch, minimal DRAM bytes, no syncs
   bool validate = true;          // check the chosen plan (else the best candidate is taken unchecked)
+  // A baseline's fusion group is one kernel by definition: candidates that stay one GIR kernel
+  // win over faster ones that split it (a split reduction or a staged transpose across blocks).
+  bool oneKernel = false;
   int64_t unitsPerBlock = 4;
   LoweringOptions lowering;     // names of buffers (baseline fragments)
   SearchMemo* memo = nullptr;   // verdicts shared by the searches of one model (optional, not owned)

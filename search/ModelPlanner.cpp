@@ -43,7 +43,9 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
   if (!plan) return plan.takeError();
   PlannerResult r;
   r.planner = name;
-  auto lowered = lowerPartition(g, sub, hw, planGroups(g, sub, p, *plan), req.search);
+  SearchOptions search = req.search;
+  search.oneKernel = true;
+  auto lowered = lowerPartition(g, sub, hw, planGroups(g, sub, p, *plan), search);
   if (!lowered) return makeError(name + " plan: " + lowered.error().str());
   r.analytic = std::move(*plan);
   r.lowered = std::move(*lowered);

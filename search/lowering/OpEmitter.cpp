@@ -2,6 +2,7 @@
 #include "search/lowering/OpEmitter.h"
 
 #include "search/lowering/SplitReduction.h"
+#include "search/lowering/TiledTranspose.h"
 
 #include <algorithm>
 #include <cctype>
@@ -40,7 +41,7 @@ class UnitEmitter {
     return std::move(phases_);
   }
   static size_t phases(const IterationSpace& s, const UnitBoxes& b) {
-    return s.compute == ComputeKind::DepthwiseConv || splitsReduction(s, b) ? 2 : 1;
+    return s.compute == ComputeKind::DepthwiseConv || splitsReduction(s, b) || b.staged ? 2 : 1;
   }
 
  private:
@@ -112,20 +113,32 @@ class UnitEmitter {
     return ew(fn, {a}, {{0, 0}, {-1, v}}, role, m);
   }
 
-  // The sub-box of the unit's register box that a piece covers: its offset and shape/strides over
-  // the dims where `a` varies.
-  int boxPiece(int box, const TensorAccess& a) {
+  // A piece of a layout op between DRAM and the register box, its elements in the tensor's order
+  // (descending DRAM strides) rather than the space's: a move may visit its elements in any order,
+  // and visiting them along the tensor keeps the DRAM side contiguous (a transpose's rows are read
+  // whole) while the strided side is the register box, which is cheap at any stride.
+  void movePiece(int box, const TensorAccess& a, bool toDram) {
     auto clip = clipToRegion(b_, u_, a);
+    std::vector<size_t> dims;
     int64_t local = 0;
-    std::vector<int64_t> shape, strides;
     for (size_t d = 0; d < s_.dims.size(); ++d) {
       local += (clip->first[d] - (*b_.lo[u_])[d]) * boxStrides_[d];
-      if (a.coeff[d] == 0) continue;
-      shape.push_back(clip->second[d]);
-      strides.push_back(boxStrides_[d]);
+      if (a.coeff[d] != 0 && clip->second[d] > 1) dims.push_back(d);
     }
+    std::stable_sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.coeff[x] > a.coeff[y]; });
+    std::vector<int64_t> shape, dramStrides, regStrides;
+    for (size_t d : dims) {
+      shape.push_back(clip->second[d]);
+      dramStrides.push_back(a.coeff[d]);
+      regStrides.push_back(boxStrides_[d]);
+    }
+    if (shape.empty()) shape = dramStrides = regStrides = {1};
     const SliceSpec& base = p_.slices[box];
-    return p_.slice(base.buffer, base.offset + local, shape, strides);
+    int reg = p_.slice(base.buffer, base.offset + local, shape, regStrides);
+    auto dram = canonicalSlice(a.offsetAt(clip->first), shape, dramStrides);
+    int mem = p_.slice(ctx_.dramBuffer(a.tensor), dram.offset, dram.shape.empty() ? std::vector<int64_t>{1} : dram.shape,
+                       dram.strides.empty() ? std::vector<int64_t>{1} : dram.strides);
+    p_.node(MovePayload{}, toDram ? std::vector<int>{reg} : std::vector<int>{mem}, toDram ? std::vector<int>{mem} : std::vector<int>{reg});
   }
 
   bool liveWrite(const TensorAccess& w) const { return (!ctx_.live || ctx_.live(w.tensor)) && clipToRegion(b_, u_, w); }
@@ -135,19 +148,45 @@ class UnitEmitter {
     return false;
   }
 
+  // A transpose through a scratch tile laid out like the output: the unit's source strip in, with
+  // the source's innermost dim innermost (contiguous reads); after the sync its destination strip
+  // out, in the destination's order (contiguous writes).
+  void stagedCopy() {
+    const TileStaging& t = *b_.staged;
+    const TensorAccess& r = s_.reads[0];
+    const TensorAccess& w = s_.writes[0];
+    auto [lo, ext] = sourceStrip(b_, u_);
+    std::vector<int64_t> shape, rs, ws;
+    auto add = [&](size_t d) {
+      shape.push_back(ext[d]);
+      rs.push_back(r.coeff[d]);
+      ws.push_back(w.coeff[d]);
+    };
+    for (size_t d = 0; d < ext.size(); ++d)
+      if (ext[d] > 1 && static_cast<int>(d) != t.sourceInner) add(d);
+    add(static_cast<size_t>(t.sourceInner));
+    if (!scratch_) scratch_ = ctx_.scratch(op_.name + "_tile", ctx_.gir.buffer(ctx_.dramBuffer(w.tensor)).numel());
+    p_.node(MovePayload{}, {p_.slice(ctx_.dramBuffer(r.tensor), r.offsetAt(lo), shape, rs)}, {p_.slice(*scratch_, w.offsetAt(lo), shape, ws)});
+    phases_.push_back(std::move(p_));
+    p_ = UnitProgram{};
+    auto out = accessSlice(b_, u_, w);
+    p_.node(MovePayload{}, {p_.slice(*scratch_, out->offset, out->shape, out->strides)}, {dramSlice(w)});
+  }
+
   // Layout ops and broadcasts: pieces of inputs into one register box, pieces of it out.
   void copy() {
+    if (b_.staged) return stagedCopy();
     int box = regSlice("box", b_.ext);
     for (size_t r = 0; r < s_.reads.size(); ++r) {
       const TensorAccess& a = s_.reads[r];
       if (!clipToRegion(b_, u_, a)) continue;
       bool varies = true;
       for (size_t d = 0; d < s_.dims.size(); ++d) varies = varies && (a.coeff[d] != 0 || b_.ext[d] == 1);
-      if (varies) p_.node(MovePayload{}, {dramSlice(a)}, {boxPiece(box, a)});
+      if (varies) movePiece(box, a, false);
       else loadAs(r, all(), box);  // a broadcast: its only input covers the whole space
     }
     for (const auto& w : s_.writes)
-      if (liveWrite(w)) store(boxPiece(box, w), w);
+      if (liveWrite(w)) movePiece(box, w, true);
   }
 
   void elementwise() {

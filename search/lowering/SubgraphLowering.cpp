@@ -8,6 +8,7 @@
 #include "search/lowering/IterationSpace.h"
 #include "search/lowering/OpEmitter.h"
 #include "search/lowering/SplitReduction.h"
+#include "search/lowering/TiledTranspose.h"
 #include "search/lowering/UnitBoxes.h"
 #include "search/lowering/UnitProgram.h"
 
@@ -193,6 +194,25 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
   if (seen.empty())
     for (auto& [outer, tile] : splitReductionShapes(*s, boxBudgetFor(*s, maxBoxElements)))
       out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
+  // A transpose read along its source: units split the source's innermost dim in tiles of 16 or 32
+  // (a DRAM line or transaction per row) and hold the destination's innermost dim whole, so each
+  // unit reads whole rows of the source; a reduction over that dim then stays in the unit.
+  if (auto inner = transposedInnerDims(*s)) {
+    std::vector<int> outer;
+    for (int d = 0; d < static_cast<int>(s->dims.size()); ++d)
+      if (d != inner->first && d != inner->second) outer.push_back(d);
+    outer.push_back(inner->first);
+    for (int64_t tile : {16, 32}) {
+      auto b = naturalBoxes(*s, outer, tile);
+      if (!b || b->boxNumel() > boxBudgetFor(*s, maxBoxElements) || b->units() > kMaxUnits || !seen.insert({b->units(), b->ext}).second) continue;
+      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
+    }
+  }
+  // A transpose staged through shared memory, in strips of the lowering's default block.
+  if (auto side = tileSide(*s)) {
+    OpTemplate t{OpTemplate::Kind::Tiled, {}, *side, -1, LoweringOptions{}.unitsPerBlock};
+    if (auto b = tiledBoxes(*s, t.tile, t.parts); b && b->units() <= kMaxUnits && b->boxNumel() <= boxBudgetFor(*s, maxBoxElements)) out.push_back(t);
+  }
   return out;
 }
 

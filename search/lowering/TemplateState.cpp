@@ -2,6 +2,7 @@
 #include "search/lowering/TemplateState.h"
 
 #include "search/lowering/SplitReduction.h"
+#include "search/lowering/TiledTranspose.h"
 
 #include <algorithm>
 #include <set>
@@ -18,6 +19,7 @@ Diagnostic opError(const compute::Op& op, const std::string& why) {
 
 std::string OpTemplate::str() const {
   if (kind == Kind::Follow) return "follow#" + std::to_string(read);
+  if (kind == Kind::Tiled) return "tiled" + std::to_string(tile) + "/" + std::to_string(parts);
   std::string s = "natural[";
   for (size_t i = 0; i < outer.size(); ++i) s += (i ? "," : "") + std::to_string(outer[i]);
   return s + "]x" + std::to_string(tile);
@@ -49,7 +51,9 @@ Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compu
 
 Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const {
   const IterationSpace& s = spaces_[i];
-  auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile) : follow(i, t);
+  auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile)
+           : t.kind == OpTemplate::Kind::Tiled ? tiledBoxes(s, t.tile, t.parts)
+                                               : follow(i, t);
   int64_t budget = boxBudgetFor(s, maxBox_);
   if (b && b->boxNumel() > budget)
     return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));

@@ -14,15 +14,17 @@
 
 namespace gir::search {
 
-// One op's template: split leading dims of its space over units (natural), or take the boxes under
-// which it reads input `read` exactly as that input's producer wrote it (follow).
+// One op's template: split leading dims of its space over units (natural), take the boxes under
+// which it reads input `read` exactly as that input's producer wrote it (follow), or stage a
+// transpose through a block's scratch tile (tiled, TiledTranspose.h).
 struct OpTemplate {
-  enum class Kind { Natural, Follow };
+  enum class Kind { Natural, Follow, Tiled };
   Kind kind = Kind::Natural;
   std::vector<int> outer;  // natural: dims split over units, in order
-  int64_t tile = 1;        // natural: elements of the last outer dim per unit
+  int64_t tile = 1;        // natural: elements of the last outer dim per unit; tiled: the square's side
   int read = -1;           // follow: which input
-  std::string str() const;  // "natural[0,1]x1", "follow#0"
+  int64_t parts = 0;       // tiled: units per square (strips)
+  std::string str() const;  // "natural[0,1]x1", "follow#0", "tiled32/4"
   bool operator==(const OpTemplate&) const = default;
 };
 

@@ -26,10 +26,21 @@ LinearSlice canonicalSlice(int64_t offset, const std::vector<int64_t>& shape, co
 // The same set with dims sorted by stride, for comparing sets regardless of element order.
 LinearSlice sortedSlice(const LinearSlice& s);
 
+// A transpose staged through a scratch tile shared by the units of a block (TiledTranspose.h):
+// `tile` x `tile` elements over the space dims that are innermost in the source (`sourceInner`) and
+// in the destination (`destInner`), cut in `parts` strips, one per unit.
+struct TileStaging {
+  int sourceInner = -1, destInner = -1;
+  int64_t tile = 0, parts = 0;
+};
+
 struct UnitBoxes {
   std::vector<int64_t> ext;                             // per dim of the space
   std::vector<std::optional<std::vector<int64_t>>> lo;  // per unit
   std::string description;                              // "natural outer=[0,1] tile=1", "follow %x"
+  // Set when the op is staged through a tile: the boxes above are where units store the output
+  // (indexed by destination); each unit loads the source strip sourceStrip() names.
+  std::optional<TileStaging> staged;
   int64_t units() const { return static_cast<int64_t>(lo.size()); }
   int64_t boxNumel() const;
 };
