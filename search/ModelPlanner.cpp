@@ -134,6 +134,10 @@ Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const co
       return d;
     }
     s->adjusted = adjusted;
+    // The boundary moved before the baselines ran (their own library options never see a
+    // compute-bound call: none is inside a subgraph); their options say so in the decision log.
+    for (auto& r : s->planners)
+      if (adjusted && r.analytic) r.analytic->options += " library_epilogues_folded=1";
     out.push_back(std::move(*s));
   }
   return out;

@@ -44,7 +44,8 @@ struct PlanRequest {
   SearchOptions search;
   // Library-op epilogues (compute/LibraryFusion.h): planModel folds each compute-bound call's
   // epilogue into the call before any planner runs, so every planner plans the same subgraphs.
-  // Off by default (baselines.md 5.2 gemm_epilogue, 5.3 library_epilogue).
+  // Off by default (baselines.md 5.2 gemm_epilogue, 5.3 library_epilogue). planSubgraph plans the
+  // subgraph it is given and ignores this.
   bool libraryEpilogue = false;
 };
 
