@@ -436,3 +436,59 @@ TEST_CASE("with the option on and nothing to fold, every plan is the same as wit
     }
   }
 }
+
+TEST_CASE("gemm and conv take epilogues too; a subgraph left with one reshape still plans", "[search][library-epilogue]") {
+  compute::Graph g;
+  compute::GraphBuilder b(g);
+  SECTION("gemm, bias, sigmoid") {
+    b.setContext("fc", "Gemm");
+    TensorId fc = valueOrFail(b.gemm(input(g, "x", {64, 256}), constant(b, "w", {512, 256}), std::nullopt, compute::GemmAttrs{false, true, 1, 1}));
+    TensorId h = addBias(b, fc, {512});
+    b.setContext("act", "Sigmoid");
+    TensorId y = valueOrFail(b.unary(ElementwiseOp::Sigmoid, h));
+    g.outputs = {y};
+    auto f = fold(g);
+    REQUIRE(f.epilogues.size() == 1);
+    CHECK(f.epilogues[0].output == y);
+    CHECK(f.pre.subgraphs.empty());
+    checkComputesModel(g, f);
+  }
+  SECTION("pointwise conv, per-channel scale, relu") {
+    b.setContext("pw", "Conv");
+    TensorId c = valueOrFail(b.conv(input(g, "x", {1, 64, 28, 28}), constant(b, "w", {256, 64, 1, 1}), std::nullopt, compute::ConvAttrs{}));
+    b.setContext("scale", "Mul");
+    TensorId s = valueOrFail(b.binary(ElementwiseOp::Mul, c, constant(b, "gamma", {256, 1, 1})));
+    b.setContext("act", "Relu");
+    TensorId r = valueOrFail(b.unary(ElementwiseOp::Relu, s));
+    b.setContext("pool", "GlobalAveragePool");
+    g.outputs = {valueOrFail(b.reduce(ReduceOp::Sum, r, {2, 3}, true))};
+    auto f = fold(g);
+    REQUIRE(f.epilogues.size() == 1);
+    CHECK(opNames(g, f.epilogues[0].ops) == std::vector<std::string>{"scale", "scale#1", "act"});
+    CHECK(f.epilogues[0].sideBytes == 256 * 4);
+    REQUIRE(f.pre.subgraphs.size() == 1);
+    CHECK(opNames(g, f.pre.subgraphs[0].ops) == std::vector<std::string>{"pool"});
+    checkComputesModel(g, f);
+  }
+  SECTION("bias, then a reshape into the next matmul") {
+    TensorId h = addBias(b, computeBoundMatmul(b, input(g, "x", {64, 256})), {512});
+    b.setContext("fold_rows", "Reshape");
+    TensorId r = valueOrFail(b.reshape(h, {128, 256}));
+    b.setContext("mm2", "MatMul");
+    g.outputs = {valueOrFail(b.matmul(r, constant(b, "w2", {256, 256})))};
+    auto pre = valueOrFail(compute::preprocess(g, cpuHost()));
+    auto f = valueOrFail(compute::foldLibraryEpilogues(g, pre));
+    REQUIRE(f.epilogues.size() == 1);
+    REQUIRE(f.pre.subgraphs.size() == 1);
+    CHECK(opNames(g, f.pre.subgraphs[0].ops) == std::vector<std::string>{"fold_rows"});
+    checkComputesModel(g, f);
+    search::PlanRequest on;
+    on.libraryEpilogue = true;
+    auto plans = valueOrFail(search::planModel(g, pre, cpuHost(), on));
+    REQUIRE(plans.size() == 1);
+    for (const auto& r : plans[0].planners) {
+      INFO(r.planner << ": " << r.problem);
+      CHECK(r.valid);
+    }
+  }
+}
