@@ -126,7 +126,9 @@ class EpilogueFinder {
     for (int32_t id : members) {
       e.ops.push_back(OpId{id});
       const Op& op = g_.op(OpId{id});
-      if (op.kind() == OpKind::Broadcast) side.insert(index(op.inputs.front()));
+      if (op.kind() != OpKind::Broadcast) continue;
+      TensorId src = op.inputs.front();
+      if (std::find(lib.inputs.begin(), lib.inputs.end(), src) == lib.inputs.end()) side.insert(index(src));
     }
     for (int32_t t : side) {
       e.sideInputs.push_back(TensorId{t});

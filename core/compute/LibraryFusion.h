@@ -38,7 +38,7 @@ struct LibraryEpilogue {
   std::vector<OpId> ops;              // graph order: body ops and their side broadcasts
   TensorId rawOutput{};               // no longer stored by the call nor loaded by a subgraph
   TensorId output{};                  // what the call stores now (same element count as rawOutput)
-  std::vector<TensorId> sideInputs;   // now loaded by the call, ascending
+  std::vector<TensorId> sideInputs;   // now loaded by the call (not already its operands), ascending
   int64_t rawBytes = 0;               // bytes of rawOutput
   int64_t sideBytes = 0;              // bytes of sideInputs
 };
