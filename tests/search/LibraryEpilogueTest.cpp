@@ -80,16 +80,14 @@ std::vector<std::string> tensorNames(const compute::Graph& g, const std::vector<
   return names;
 }
 
-// Runs every compute-bound call (with its epilogue) and every subgraph as a unit that sees only the
-// tensors it declares as inputs, in any order the dependences allow, and returns the graph outputs.
-// A unit that reads an undeclared tensor, or units that wait on each other, fail the test.
-std::vector<compute::TensorData> evaluateByUnits(const compute::Graph& g, const compute::LibraryBoundaries& b,
-                                                 const std::vector<compute::TensorData>& inputs) {
-  struct Unit {
-    std::string name;
-    std::vector<OpId> ops;
-    std::vector<TensorId> in, out;
-  };
+// A compute-bound call with its epilogue, or a subgraph: what it computes and what crosses DRAM.
+struct Unit {
+  std::string name;
+  std::vector<OpId> ops;
+  std::vector<TensorId> in, out;
+};
+
+std::vector<Unit> unitsOf(const compute::Graph& g, const compute::LibraryBoundaries& b) {
   std::vector<Unit> units;
   std::map<int32_t, const compute::LibraryEpilogue*> epilogueOf;
   for (const auto& e : b.epilogues) epilogueOf[index(e.library)] = &e;
@@ -106,37 +104,50 @@ std::vector<compute::TensorData> evaluateByUnits(const compute::Graph& g, const 
   }
   for (size_t i = 0; i < b.pre.subgraphs.size(); ++i)
     units.push_back(Unit{"subgraph " + std::to_string(i), b.pre.subgraphs[i].ops, b.pre.subgraphs[i].inputs, b.pre.subgraphs[i].outputs});
+  return units;
+}
+
+// Runs one unit from its declared inputs only and stores its declared outputs in `dram`.
+void runUnit(const compute::Graph& g, const Unit& unit, std::map<TensorId, compute::TensorData>& dram) {
+  std::map<TensorId, compute::TensorData> local;
+  for (TensorId t : unit.in) local[t] = dram[t];
+  std::vector<OpId> ops = unit.ops;
+  std::sort(ops.begin(), ops.end(), [](OpId a, OpId c) { return index(a) < index(c); });
+  for (OpId id : ops) {
+    const auto& op = g.op(id);
+    std::vector<const compute::TensorData*> ins;
+    for (TensorId t : op.inputs) {
+      INFO(unit.name << ": op '" << op.name << "' reads '" << g.tensor(t).name << "'");
+      REQUIRE(local.count(t) == 1);
+      ins.push_back(&local[t]);
+    }
+    auto outs = valueOrFail(compute::evalOp(g, op, ins));
+    for (size_t k = 0; k < op.outputs.size(); ++k) local[op.outputs[k]] = std::move(outs[k]);
+  }
+  for (TensorId t : unit.out) {
+    INFO(unit.name << " declares output '" << g.tensor(t).name << "'");
+    REQUIRE(local.count(t) == 1);
+    dram[t] = local[t];
+  }
+}
+
+// Runs every unit as soon as its declared inputs exist and returns the graph outputs. A unit that
+// reads an undeclared tensor, or units that wait on each other (a cycle), fail the test.
+std::vector<compute::TensorData> evaluateByUnits(const compute::Graph& g, const compute::LibraryBoundaries& b,
+                                                 const std::vector<compute::TensorData>& inputs) {
+  std::vector<Unit> units = unitsOf(g, b);
   std::map<TensorId, compute::TensorData> dram;
   for (size_t i = 0; i < g.inputs.size(); ++i) dram[g.inputs[i]] = inputs[i];
   for (const auto& t : g.tensors)
     if (t.constant) dram[t.id] = compute::TensorData{t.dtype, t.dims, *t.constant};
   std::vector<bool> done(units.size(), false);
-  for (size_t round = 0; round < units.size(); ++round) {
-    for (size_t u = 0; u < units.size(); ++u) {
-      if (done[u] || !std::all_of(units[u].in.begin(), units[u].in.end(), [&](TensorId t) { return dram.count(t) > 0; })) continue;
-      std::map<TensorId, compute::TensorData> local;
-      for (TensorId t : units[u].in) local[t] = dram[t];
-      std::vector<OpId> ops = units[u].ops;
-      std::sort(ops.begin(), ops.end(), [](OpId a, OpId c) { return index(a) < index(c); });
-      for (OpId id : ops) {
-        const auto& op = g.op(id);
-        std::vector<const compute::TensorData*> ins;
-        for (TensorId t : op.inputs) {
-          INFO(units[u].name << ": op '" << op.name << "' reads '" << g.tensor(t).name << "'");
-          REQUIRE(local.count(t) == 1);
-          ins.push_back(&local[t]);
-        }
-        auto outs = valueOrFail(compute::evalOp(g, op, ins));
-        for (size_t k = 0; k < op.outputs.size(); ++k) local[op.outputs[k]] = std::move(outs[k]);
+  auto ready = [&](const Unit& u) { return std::all_of(u.in.begin(), u.in.end(), [&](TensorId t) { return dram.count(t) > 0; }); };
+  for (size_t round = 0; round < units.size(); ++round)
+    for (size_t u = 0; u < units.size(); ++u)
+      if (!done[u] && ready(units[u])) {
+        runUnit(g, units[u], dram);
+        done[u] = true;
       }
-      for (TensorId t : units[u].out) {
-        INFO(units[u].name << " declares output '" << g.tensor(t).name << "'");
-        REQUIRE(local.count(t) == 1);
-        dram[t] = local[t];
-      }
-      done[u] = true;
-    }
-  }
   for (size_t u = 0; u < units.size(); ++u) {
     INFO(units[u].name << " never had its inputs");
     REQUIRE(done[u]);
