@@ -17,19 +17,20 @@ namespace {
 
 class EpilogueFinder {
  public:
-  EpilogueFinder(const Graph& g, const PreprocessResult& pre)
-      : g_(g), pre_(pre), producers_(g.producers()), consumers_(g.consumers()) {
+  // regionOf: per op, the region (subgraph) it belongs to, or -1 for ops that may not join.
+  EpilogueFinder(const Graph& g, const std::vector<int>& regionOf)
+      : g_(g), regionOf_(regionOf), producers_(g.producers()), consumers_(g.consumers()) {
     for (TensorId t : g.outputs) graphOutputs_.insert(index(t));
   }
 
-  std::optional<LibraryEpilogue> find(const LibraryDecision& d) const {
-    const Op& lib = g_.op(d.op);
-    if (!d.computeBound || lib.outputs.size() != 1) return std::nullopt;
+  std::optional<LibraryEpilogue> find(OpId libId) const {
+    const Op& lib = g_.op(libId);
+    if (lib.outputs.size() != 1) return std::nullopt;
     if (lib.kind() != OpKind::MatMul && lib.kind() != OpKind::Gemm && lib.kind() != OpKind::Conv) return std::nullopt;
     TensorId raw = lib.outputs.front();
     const auto& readers = consumers_[index(raw)];
     if (readers.empty() || graphOutputs_.count(index(raw))) return std::nullopt;
-    int sub = pre_.subgraphOf[index(readers.front())];
+    int sub = regionOf_[index(readers.front())];
     if (sub < 0) return std::nullopt;
     std::vector<Body> candidates = collect(raw, sub);
     for (size_t k = candidates.size(); k > 0; --k) {
@@ -48,7 +49,7 @@ class EpilogueFinder {
   // The broadcast feeding `t` to `reader`, if `t` is a small side operand (see the header).
   std::optional<OpId> sideBroadcast(TensorId t, OpId reader, int sub) const {
     auto p = producers_[index(t)];
-    if (!p || pre_.subgraphOf[index(*p)] != sub) return std::nullopt;
+    if (!p || regionOf_[index(*p)] != sub) return std::nullopt;
     const Op& b = g_.op(*p);
     if (b.kind() != OpKind::Broadcast || graphOutputs_.count(index(t))) return std::nullopt;
     if (consumers_[index(t)].size() != 1 || consumers_[index(t)].front() != reader) return std::nullopt;
@@ -66,7 +67,7 @@ class EpilogueFinder {
     int64_t tile = numElements(g_.tensor(raw).dims);
     std::vector<Body> out;
     for (const Op& op : g_.ops) {
-      if (pre_.subgraphOf[index(op.id)] != sub || op.outputs.size() != 1) continue;
+      if (regionOf_[index(op.id)] != sub || op.outputs.size() != 1) continue;
       if (numElements(g_.tensor(op.outputs.front()).dims) != tile) continue;
       bool readsInside = false, ok = true;
       Body body{op.id, {}};
@@ -138,7 +139,7 @@ class EpilogueFinder {
   }
 
   const Graph& g_;
-  const PreprocessResult& pre_;
+  const std::vector<int>& regionOf_;
   std::vector<std::optional<OpId>> producers_;
   std::vector<std::vector<OpId>> consumers_;
   std::set<int32_t> graphOutputs_;
@@ -197,12 +198,12 @@ Expected<LibraryBoundaries> foldLibraryEpilogues(const Graph& g, const Preproces
   LibraryBoundaries out;
   out.pre = pre;
   out.subgraphBytesBefore = sumSubgraphBytes(pre);
-  EpilogueFinder finder(g, pre);
+  EpilogueFinder finder(g, pre.subgraphOf);
   for (const LibraryDecision& d : pre.library) {
     if (!d.computeBound) continue;
     out.libraryBytesBefore += d.minBytes;
     out.libraryBytesAfter += d.minBytes;
-    auto e = finder.find(d);
+    auto e = finder.find(d.op);
     if (!e) continue;
     for (OpId id : e->ops) out.pre.subgraphOf[index(id)] = -1;
     out.libraryBytesAfter += e->sideBytes - e->rawBytes + tensorBytes(g.tensor(e->output));
@@ -211,6 +212,11 @@ Expected<LibraryBoundaries> foldLibraryEpilogues(const Graph& g, const Preproces
   if (!out.epilogues.empty()) repartition(g, out.pre, pre.subgraphOf);
   out.subgraphBytesAfter = sumSubgraphBytes(out.pre);
   return out;
+}
+
+std::optional<LibraryEpilogue> findLibraryEpilogue(const Graph& g, OpId lib, const std::vector<int>& regionOf) {
+  if (regionOf.size() != g.ops.size() || index(lib) < 0 || index(lib) >= static_cast<int32_t>(g.ops.size())) return std::nullopt;
+  return EpilogueFinder(g, regionOf).find(lib);
 }
 
 namespace {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ struct LibraryBoundaries {
 
 // Pure: `pre` must be preprocess(g, ...) of this same graph (checked: an error otherwise).
 Expected<LibraryBoundaries> foldLibraryEpilogues(const Graph& g, const PreprocessResult& pre);
+
+// The epilogue the rule gives library op `lib` (MatMul, Gemm or Conv; the caller decides it is a
+// call), with `regionOf` (per op: a region id, -1 for ops that may not join) in place of the
+// subgraphs; nullopt when nothing qualifies or the arguments do not fit g. foldLibraryEpilogues
+// applies it per compute-bound call; the xla-like planner's gemm_epilogue on whole graphs.
+std::optional<LibraryEpilogue> findLibraryEpilogue(const Graph& g, OpId lib, const std::vector<int>& regionOf);
 
 // "matmul 'ffn1_matmul' + epilogue 7 ops (add, div, erf, ...) -> writes ffn_act; reads +2048 B side ..."
 std::string printLibraryEpilogues(const Graph& g, const LibraryBoundaries& b);
