@@ -1,15 +1,18 @@
 // `gir plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions]
-//  [--no-validate]`: plan every memory-bound subgraph of a model with the GIR planner and the baseline
+//  [--no-validate] [--library-epilogue]`: plan every memory-bound subgraph of a model with the GIR planner and the baseline
 // planners (baselines.md section 5), lower every plan to GIR with the same templates, check it
 // (verifier, memory-model checker, reference evaluator), and print kernels, DRAM bytes, minimal
-// bytes, modelled time and the search statistics per subgraph and in total.
+// bytes, modelled time and the search statistics per subgraph and in total. --library-epilogue folds
+// each compute-bound call's epilogue into the call first (compute/LibraryFusion.h) and lists them.
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/Args.h"
 #include "cli/Commands.h"
+#include "core/compute/LibraryFusion.h"
 #include "core/compute/Preprocess.h"
 #include "core/hw/HardwareDesc.h"
 #include "core/onnx/OnnxImporter.h"
@@ -78,10 +81,10 @@ nlohmann::json searchJson(const search::SearchStats& s) {
 }  // namespace
 
 int runPlan(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"target", "planner"}, {"json", "decisions", "no-validate"});
+  auto args = parseArgs(argv, {"target", "planner"}, {"json", "decisions", "no-validate", "library-epilogue"});
   if (!args) return reportBadInput(args.error());
   if (args->positional.size() != 1)
-    return reportBadInput(makeError("usage: gir plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions]"));
+    return reportBadInput(makeError("usage: gir plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions] [--library-epilogue]"));
   search::PlanRequest req;
   std::string which = args->option("planner", "all");
   if (which != "all") {
@@ -91,12 +94,19 @@ int runPlan(const CommandArgs& argv) {
     req.planners = {which};
   }
   req.validate = !args->has("no-validate");
+  req.libraryEpilogue = args->has("library-epilogue");
   auto hw = loadHardwareByName(args->option("target", "cpu-host"));
   if (!hw) return reportBadInput(hw.error());
   auto graph = compute::importOnnxFile(args->positional[0]);
   if (!graph) return reportBadInput(graph.error());
   auto pre = compute::preprocess(*graph, *hw);
   if (!pre) return reportBadInput(pre.error());
+  std::optional<compute::LibraryBoundaries> folded;  // what planModel folds, for the listing
+  if (req.libraryEpilogue) {
+    auto b = compute::foldLibraryEpilogues(*graph, *pre);
+    if (!b) return reportBadInput(b.error());
+    folded = std::move(*b);
+  }
   auto plans = search::planModel(*graph, *pre, *hw, req);
   if (!plans) {
     Diagnostic d = plans.error();
@@ -107,6 +117,7 @@ int runPlan(const CommandArgs& argv) {
   nlohmann::json subs = nlohmann::json::array();
   std::ostringstream text;
   text << "model " << args->positional[0] << " on " << hw->name << ": " << plans->size() << " memory-bound subgraphs\n";
+  if (folded) text << compute::printLibraryEpilogues(*graph, *folded);
   for (const auto& sp : *plans) {
     rep.minimal += sp.minimalBytes;
     rep.search.explored += sp.search.explored;
@@ -145,6 +156,7 @@ int runPlan(const CommandArgs& argv) {
   text << "search: " << rep.search.explored << " explored, " << rep.search.pruned << " pruned, " << std::setprecision(3) << rep.search.seconds << " s\n";
   if (args->has("json")) {
     nlohmann::json j{{"model", args->positional[0]}, {"target", hw->name}, {"minimal_bytes", rep.minimal}, {"search", searchJson(rep.search)}, {"subgraphs", subs}};
+    if (folded) j["library_epilogues"] = nlohmann::json::parse(compute::libraryEpiloguesToJson(*graph, *folded));
     j["planners"] = nlohmann::json::object();
     for (const auto& [name, s] : rep.totals) j["planners"][name] = s.json();
     std::cout << j.dump(2) << "\n";

@@ -18,7 +18,7 @@ const Command kCommands[] = {
     {"print", "print FILE                      print a GIR file (text or JSON) as canonical text", gir::cli::runPrint},
     {"convert", "convert FILE -o OUT             text <-> JSON (by OUT's extension: .json or .gir)", gir::cli::runConvert},
     {"opt", "opt FILE [--greedy|--rule R --site N|--list] [--trace T] [--replay T] [--verify-each] [--print-after-each]", gir::cli::runOpt},
-    {"import", "import MODEL.onnx [--target T] [--json|--dot] [--graph]  import ONNX, classify library ops, list memory-bound subgraphs", gir::cli::runImport},
+    {"import", "import MODEL.onnx [--target T] [--json|--dot] [--graph] [--library-epilogue]  import ONNX, classify library ops, list memory-bound subgraphs", gir::cli::runImport},
     {"lower", "lower MODEL.onnx [--target T] [--subgraph N] [--templates search|rows] [--rows-per-unit K] [--block B] [--optimized] [--list-templates] [--json] [-o OUT]", gir::cli::runLower},
     {"hardware", "hardware NAME|FILE              validate and print a hardware description", gir::cli::runHardware},
     {"walkthrough", "walkthrough [FILE]              the headless tour of a bundled example", gir::cli::runWalkthrough},
@@ -26,7 +26,7 @@ const Command kCommands[] = {
     {"ascend-sim", "ascend-sim FILE.asck [--json] [--target T]  simulate an Ascend kernel and judge its sync (the oracle)", gir::cli::runAscendSim},
     {"ascend-lower", "ascend-lower FILE.gir|MODEL.onnx [--target T] [--subgraph N] [--plan gir|rows] [-o OUT.asck] [--insert] [--phases data|sync] [--no-double-buffer] [--ub-bytes N] [--stats] [--print-gir]  a GIR kernel as one AI Core's .asck program", gir::cli::runAscendLower},
     {"run", "run MODEL.onnx|FILE.gir --target cpu|nvidia-h100|nvidia-a100|amd-mi100 [--planner gir|eager|xla|tvm|all] [--measure] [--calibrate] [--json] [--emit]  generated C++/OpenMP (CUDA/HIP on a GPU): run, check, modelled vs measured", gir::cli::runRun},
-    {"plan", "plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions] [--no-validate]  fusion plans (GIR and baselines): kernels, DRAM bytes, minimal bytes, modelled time", gir::cli::runPlan},
+    {"plan", "plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions] [--no-validate] [--library-epilogue]  fusion plans (GIR and baselines): kernels, DRAM bytes, minimal bytes, modelled time", gir::cli::runPlan},
     {"codegen", "codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner gir|eager|xla|tvm|all]  CUDA/HIP sources, harness, build script", gir::cli::runCodegen},
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/compute/LibraryFusion.h"
 #include "search/baselines/Planners.h"
 #include "search/templates/SubgraphCheck.h"
 
@@ -117,16 +118,28 @@ Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Sub
 Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw,
                                                const PlanRequest& req) {
   std::vector<SubgraphPlans> out;
+  std::shared_ptr<const compute::PreprocessResult> adjusted;
+  if (req.libraryEpilogue) {
+    auto folded = compute::foldLibraryEpilogues(g, pre);
+    if (!folded) return folded.takeError();
+    adjusted = std::make_shared<const compute::PreprocessResult>(std::move(folded->pre));
+  }
+  const compute::PreprocessResult& planned = adjusted ? *adjusted : pre;
   SearchMemo memo;  // the model's repeated blocks are searched once
   PlanRequest shared = req;
   if (!shared.search.memo) shared.search.memo = &memo;
-  for (size_t i = 0; i < pre.subgraphs.size(); ++i) {
-    auto s = planSubgraph(g, pre.subgraphs[i], i, hw, shared);
+  for (size_t i = 0; i < planned.subgraphs.size(); ++i) {
+    auto s = planSubgraph(g, planned.subgraphs[i], i, hw, shared);
     if (!s) {
       Diagnostic d = s.error();
       d.message = "subgraph " + std::to_string(i) + ": " + d.message;
       return d;
     }
+    s->adjusted = adjusted;
+    // The boundary moved before the baselines ran (their own library options never see a
+    // compute-bound call: none is inside a subgraph); their options say so in the decision log.
+    for (auto& r : s->planners)
+      if (adjusted && r.analytic) r.analytic->options += " library_epilogues_folded=1";
     out.push_back(std::move(*s));
   }
   return out;

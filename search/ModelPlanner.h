@@ -5,6 +5,7 @@
 // the code generators and the benchmarks consume.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct SubgraphPlans {
   int64_t minimalBytes = 0;
   std::vector<PlannerResult> planners;  // in the order asked
   SearchStats search;                   // the GIR planner's search (all its searches summed)
+  // Set when the request moved library boundaries: the adjusted preprocessing that owns *subgraph.
+  std::shared_ptr<const compute::PreprocessResult> adjusted;
   const PlannerResult* find(const std::string& name) const;
 };
 
@@ -39,6 +42,11 @@ struct PlanRequest {
   std::vector<std::string> planners{"gir", "eager", "xla", "tvm"};
   bool validate = true;
   SearchOptions search;
+  // Library-op epilogues (compute/LibraryFusion.h): planModel folds each compute-bound call's
+  // epilogue into the call before any planner runs, so every planner plans the same subgraphs.
+  // Off by default (baselines.md 5.2 gemm_epilogue, 5.3 library_epilogue). planSubgraph plans the
+  // subgraph it is given and ignores this.
+  bool libraryEpilogue = false;
 };
 
 const std::vector<std::string>& plannerNames();  // gir, eager, xla, tvm

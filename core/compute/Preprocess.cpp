@@ -84,7 +84,7 @@ static std::vector<int> computeLevels(const Graph& g, const std::vector<bool>& c
   return level;
 }
 
-static void fillBoundary(const Graph& g, Subgraph& s, const std::vector<int>& subgraphOf, int self) {
+void fillSubgraphBoundary(const Graph& g, Subgraph& s, const std::vector<int>& subgraphOf, int self) {
   auto producers = g.producers();
   auto consumers = g.consumers();
   std::set<int32_t> ins, outs;
@@ -143,7 +143,7 @@ Expected<PreprocessResult> preprocess(const Graph& g, const HardwareDesc& hw) {
     r.subgraphOf[index(op.id)] = rootToSubgraph[root];
     r.subgraphs[rootToSubgraph[root]].ops.push_back(op.id);
   }
-  for (size_t i = 0; i < r.subgraphs.size(); ++i) fillBoundary(g, r.subgraphs[i], r.subgraphOf, static_cast<int>(i));
+  for (size_t i = 0; i < r.subgraphs.size(); ++i) fillSubgraphBoundary(g, r.subgraphs[i], r.subgraphOf, static_cast<int>(i));
   return r;
 }
 

@@ -44,6 +44,10 @@ int64_t tensorBytes(const Tensor& t);
 
 Expected<PreprocessResult> preprocess(const Graph& g, const HardwareDesc& hw);
 
+// Fills s.inputs, s.outputs and s.minBytes from s.ops: what the ops of subgraph `self` read from
+// outside it and what graph outputs or other subgraphs and calls read from it (subgraphOf per op).
+void fillSubgraphBoundary(const Graph& g, Subgraph& s, const std::vector<int>& subgraphOf, int self);
+
 // The summary that `gir import` prints and the golden files hold: ops by kind, library calls
 // with intensity and decision, subgraphs with op counts and minimal DRAM bytes.
 std::string printPreprocessSummary(const Graph& g, const PreprocessResult& r);

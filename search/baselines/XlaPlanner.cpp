@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "search/baselines/XlaGemmEpilogue.h"
 #include "search/baselines/XlaGroups.h"
 
 namespace gir::search {
@@ -199,7 +200,9 @@ Expected<Plan> planXla(const PlanProblem& p, const XlaOptions& o) {
   plan.options = "max_args=" + std::to_string(o.maxOperandsAndOutputs) + " max_reductions=" +
                  std::to_string(o.maxUnnestedReductions) + " smem=" + std::to_string(o.smemPerBlock) +
                  " multi_output=" + (o.multiOutput ? "1" : "0");
+  if (o.gemmEpilogue) plan.options += " gemm_epilogue=1";
   XlaGroups gs(p);
+  if (o.gemmEpilogue) foldGemmEpilogues(p, gs, plan);
   // HloPassFix: each round changes the groups, so this ends within a few rounds per node.
   for (size_t round = 0; round <= 2 * p.nodes.size() + 1; ++round) {
     bool changed = runInstructionFusion(p, gs, o, false, plan);

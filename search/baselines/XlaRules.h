@@ -15,6 +15,7 @@ struct XlaOptions {
   int64_t smemPerBlock = 48 * 1024;      // CUDA's default static shared memory per block
   double mergerMaxByteRatio = 1.10;      // FusionMerger: allow <= 10% more bytes to save a launch
   bool multiOutput = true;               // GpuMultiOutputFusion (siblings, producer-consumer)
+  bool gemmEpilogue = false;             // GemmRewriter: library calls take their epilogue (XlaGemmEpilogue.h)
 };
 
 // A Reduce the reduction emitter handles (row or column, "faster than elemental").
