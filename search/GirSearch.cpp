@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <set>
 
 #include "rewrite/GreedyOptimizer.h"
@@ -164,7 +165,7 @@ class TemplateSearch {
     bool followed = false;
     size_t rank = 0;
     for (const auto& t : ordered(state, i)) {
-      if (dominated(t, followed) || !admit(state, t, tried)) continue;
+      if (dominated(t, followed) || !committed(state, t) || !admit(state, t, tried)) continue;
       followed = followed || t.kind == OpTemplate::Kind::Follow;
       size_t cost = rank++ == 0 ? 0 : 1;
       if (cost <= discrepancies) dfs(state, discrepancies - cost);
@@ -173,28 +174,57 @@ class TemplateSearch {
     }
   }
 
-  // Follows first; then natural splits with as many units as the op before (so its boxes can line
-  // up with its neighbours' and merge); then the rest by fewer units (bigger boxes: a reduction
-  // or a row-wise neighbour can still follow them).
+  // The split an earlier op led this one with (its producers' chain lands on those units), first;
+  // then follows; then leads (in their offered order: fewest consumer units first); then natural
+  // splits with as many units as the op before (so its boxes can line up with its neighbours' and
+  // merge); then the rest by fewer units (bigger boxes: a reduction or a row-wise neighbour can
+  // still follow them).
   std::vector<OpTemplate> ordered(const TemplateState& state, size_t i) const {
     std::vector<OpTemplate> out = options_[i];
     int64_t previous = state.size() == 0 ? -1 : state.boxes(state.size() - 1).units();
     const auto& dims = state.space(i).dims;
+    std::optional<OpTemplate> led = ledSplit(state, i);
     auto key = [&](const OpTemplate& t) -> std::pair<int, int64_t> {
+      if (led && t == *led) return {-1, 0};
       if (t.kind == OpTemplate::Kind::Follow) return {0, 0};
+      if (t.kind == OpTemplate::Kind::Lead) return {1, 0};
       int64_t n = 1;
       for (int d : t.outer) n *= dims[d];
       n /= t.tile;
-      return {n == previous ? 1 : 2, n};
+      return {n == previous ? 2 : 3, n};
     };
     std::stable_sort(out.begin(), out.end(), [&](const OpTemplate& a, const OpTemplate& b) { return key(a) < key(b); });
     return out;
   }
 
-  // Dominance: once an op follows one of its producers, its natural splits are not tried. Following
-  // keeps the producer's tensor where the producing unit holds it (registers after merge); a
-  // natural split could only reach the same traffic by a box that equals a followed one.
-  static bool dominated(const OpTemplate& t, bool followed) { return followed && t.kind == OpTemplate::Kind::Natural; }
+  // Dominance: once an op follows one of its producers, its natural splits and leads are not tried.
+  // Following keeps the producer's tensor where the producing unit holds it (registers after
+  // merge); a natural split could only reach the same traffic by a box that equals a followed one,
+  // and a lead only moves the exchange from this op's input to its output.
+  static bool dominated(const OpTemplate& t, bool followed) { return followed && t.kind != OpTemplate::Kind::Follow; }
+
+  // The natural split of op i that an earlier op of the prefix led with (none when none leads to it).
+  static std::optional<OpTemplate> ledSplit(const TemplateState& state, size_t i) {
+    for (const auto& c : state.choice())
+      if (c.kind == OpTemplate::Kind::Lead && c.consumer == static_cast<int>(i)) return c.consumerSplit();
+    return std::nullopt;
+  }
+
+  // A lead commits its consumer: the leads into one consumer agree on its split, and the consumer
+  // takes that split when its turn comes; other combinations are cut (counted as pruned). They
+  // would not be wrong — lead boxes compute the producer's space exactly once whatever the consumer
+  // does (coversOnce), so a consumer split differently still lowers to a valid graph, which only
+  // exchanges the tensor through DRAM (LeadTemplateTest checks it) — but the producer's own natural
+  // splits already cover that case, so the search does not spend candidates on it.
+  static bool committed(const TemplateState& state, const OpTemplate& t) {
+    size_t i = state.size();
+    if (t.kind == OpTemplate::Kind::Lead) {
+      auto earlier = ledSplit(state, static_cast<size_t>(t.consumer));
+      return !earlier || *earlier == t.consumerSplit();
+    }
+    auto led = ledSplit(state, i);
+    return !led || *led == t;
+  }
 
   // A template is worth trying when it applies and gives boxes no earlier template at this depth
   // (with the same prefix) gave: equal boxes make equal graphs. On success it stays pushed.
@@ -229,7 +259,7 @@ class TemplateSearch {
         std::vector<UnitBoxes> tried;
         bool followed = false;
         for (const auto& t : ordered(partial, i)) {
-          if (dominated(t, followed) || !admit(partial, t, tried)) continue;
+          if (dominated(t, followed) || !committed(partial, t) || !admit(partial, t, tried)) continue;
           followed = followed || t.kind == OpTemplate::Kind::Follow;
           std::pair<int64_t, int64_t> score{partial.exchangedBytes(), partial.boxes(i).units()};
           next.emplace_back(score, partial);

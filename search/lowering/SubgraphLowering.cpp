@@ -6,6 +6,7 @@
 #include <set>
 
 #include "search/lowering/IterationSpace.h"
+#include "search/lowering/LeadBoxes.h"
 #include "search/lowering/OpEmitter.h"
 #include "search/lowering/UnitBoxes.h"
 #include "search/lowering/UnitProgram.h"
@@ -158,6 +159,60 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
   }
 }
 
+// Every natural split the op offers (widest prefix first).
+std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxElements) {
+  std::vector<OpTemplate> out;
+  std::vector<int> order, bands;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    if (s.reduced[d] || s.whole[d]) continue;
+    (s.band[d] ? bands : order).push_back(static_cast<int>(d));
+  }
+  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
+  addNaturalOptions(s, order, 1, maxBoxElements, seen, out);
+  if (!bands.empty()) {
+    std::vector<int> banded = bands;
+    banded.insert(banded.end(), order.begin(), order.end());
+    addNaturalOptions(s, banded, bands.size(), maxBoxElements, seen, out);
+  }
+  return out;
+}
+
+// Leads per op, at most this many: each multiplies the search, and the consumer's splits with the
+// fewest units (the ones the search tries first for it) are the promising ones.
+constexpr size_t kMaxLeads = 2;
+
+// Lead options: offered when the op's chain of single readers reaches an op that reads it through
+// a piece (a concat), which therefore cannot follow it; one per natural split of that consumer under
+// which the whole chain gets boxes (fewest consumer units first).
+void addLeadOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements, std::vector<OpTemplate>& out) {
+  std::map<size_t, IterationSpace> chain;
+  auto spaceOf = [&](size_t k) -> const IterationSpace* {
+    auto it = chain.find(k);
+    if (it != chain.end()) return &it->second;
+    auto s = iterationSpace(g, g.op(sub.ops[k]));
+    return s ? &chain.emplace(k, std::move(*s)).first->second : nullptr;
+  };
+  auto target = leadTarget(g, sub, spaceOf, i);
+  if (!target) return;
+  std::vector<IterationSpace> spaces;
+  for (size_t k = 0; k < sub.ops.size(); ++k) {
+    const IterationSpace* s = spaceOf(k);
+    if (!s) return;
+    spaces.push_back(*s);
+  }
+  std::vector<std::pair<int64_t, OpTemplate>> leads;
+  for (const OpTemplate& n : naturalOptions(spaces[*target], maxBoxElements)) {
+    auto b = leadBoxes(g, sub, spaces, i, *target, n.outer, n.tile, maxBoxElements);
+    if (!b) continue;
+    OpTemplate t = n;
+    t.kind = OpTemplate::Kind::Lead;
+    t.consumer = static_cast<int>(*target);
+    leads.emplace_back(b->units(), t);
+  }
+  std::stable_sort(leads.begin(), leads.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t k = 0; k < leads.size() && k < kMaxLeads; ++k) out.push_back(leads[k].second);
+}
+
 }  // namespace
 
 std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements) {
@@ -173,18 +228,8 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
     t.read = static_cast<int>(r);
     out.push_back(t);
   }
-  std::vector<int> order, bands;
-  for (size_t d = 0; d < s->dims.size(); ++d) {
-    if (s->reduced[d] || s->whole[d]) continue;
-    (s->band[d] ? bands : order).push_back(static_cast<int>(d));
-  }
-  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-  addNaturalOptions(*s, order, 1, maxBoxElements, seen, out);
-  if (!bands.empty()) {
-    std::vector<int> banded = bands;
-    banded.insert(banded.end(), order.begin(), order.end());
-    addNaturalOptions(*s, banded, bands.size(), maxBoxElements, seen, out);
-  }
+  addLeadOptions(g, sub, i, maxBoxElements, out);
+  for (auto& t : naturalOptions(*s, maxBoxElements)) out.push_back(std::move(t));
   return out;
 }
 
