@@ -94,18 +94,27 @@ class TemplateSearch {
     }
     auto state = TemplateState::make(g_, sub_, budget_);
     if (!state) return state.takeError();
-    if (combos <= static_cast<double>(o_.exhaustiveLimit)) limitedDiscrepancy(*state);
+    bool exhaustive = combos <= static_cast<double>(o_.exhaustiveLimit);
+    if (exhaustive) limitedDiscrepancy(*state);
     else beam();
-    stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
-    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (candidates_.empty()) {
       std::string why = !deepestError_.empty() ? deepestError_ : firstError_;
       return makeError("no combination of templates applies to this subgraph" + (why.empty() ? "" : ": " + why));
     }
-    auto validateStart = std::chrono::steady_clock::now();
-    auto picked = pickValid();
-    if (picked) picked->stats.validateSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - validateStart).count();
+    double validateSeconds = 0;
+    auto picked = timedPick(validateSeconds);
+    // A search that stopped at the bound or the DRAM floor took that candidate's cost for granted;
+    // when no candidate passes the check (a plan over a level's capacity), it goes on without the
+    // early stop over the combinations it has not costed yet.
+    if (!picked && exhaustive && stoppedEarly()) {
+      auto resume = std::chrono::steady_clock::now();
+      earlyStop_ = false;
+      limitedDiscrepancy(*state);
+      stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - resume).count();
+      picked = timedPick(validateSeconds);
+    }
+    if (picked) picked->stats.validateSeconds = validateSeconds;
     return picked;
   }
 
@@ -117,7 +126,23 @@ class TemplateSearch {
     return n >= 9e18 ? INT64_MAX / 4 : static_cast<int64_t>(n);
   }
 
+  Expected<SearchResult> timedPick(double& seconds) {
+    stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
+    auto start = std::chrono::steady_clock::now();
+    auto picked = pickValid();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return picked;
+  }
+
+  static std::string keyOf(const std::vector<OpTemplate>& choice) {
+    std::string k;
+    for (const auto& t : choice) k += t.str() + ";";
+    return k;
+  }
+
   bool evaluate(const TemplateState& state) {
+    if (!evaluated_.insert(keyOf(state.choice())).second) return false;  // costed before a resumed search
     auto r = lowerAndOptimize(state, hw_, lowering_);
     if (!r) {
       ++stats_.infeasible;
@@ -133,16 +158,24 @@ class TemplateSearch {
 
   bool finished() const {
     bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
-    return spent || (best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_))));
+    return spent || (earlyStop_ && stoppedEarly());
+  }
+  bool stoppedEarly() const {
+    return best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_)));
   }
 
-  // One launch, the minimal DRAM bytes at full efficiency, no syncs: every DRAM-side term is at its
-  // floor, and another plan could only gain on register traffic and compute.
+  // One launch, the minimal DRAM bytes at full efficiency, no sync cost: every DRAM-side term is at
+  // its floor, and another plan could only gain on register traffic and compute. Unit and block
+  // syncs count by their modelled cost, not their number: on a target that prices them at zero
+  // (cpu-host) a plan with one (the greedy optimizer leaves a unit sync where a tensor stays in a
+  // unit's registers but its writers and readers are different unit segments, ShuffleNetV2's
+  // concat and shuffle) is as good as the model can tell; demanding no syncs at all made the search
+  // cost every other combination of each ShuffleNetV2 block (7 more candidates each) for nothing.
   bool onDramFloor(const GraphCost& c) const {
     double bw = hw_.dramBandwidthGBs();
     double floorUs = bw > 0 ? static_cast<double>(sub_.minBytes) / (bw * 1e3) : 0;
     return c.kernels == 1 && c.dramBytes <= sub_.minBytes && c.perKernel.size() == 1 && c.perKernel[0].dramUs <= floorUs * (1 + 1e-9) &&
-           c.syncs[1] == 0 && c.syncs[2] == 0;
+           c.perKernel[0].syncUs <= 0;
   }
 
   // Limited discrepancy search: pass k costs the combinations that leave the first (most
@@ -276,8 +309,9 @@ class TemplateSearch {
 
   // The best candidate that is valid: verifier, memory-model checker, and the reference evaluator.
   Expected<SearchResult> pickValid() {
-    std::string why;
+    std::string& why = invalidWhy_;
     for (const auto& c : candidates_) {
+      if (!rejected_.insert(keyOf(c.choice)).second) continue;  // checked (and failed) before a resumed search
       auto r = lowerAndOptimize(g_, sub_, hw_, c.choice, lowering_);
       if (!r) continue;
       // Unchecked, a plan must at least fit its levels (judged from the graph, conservatively).
@@ -313,6 +347,9 @@ class TemplateSearch {
   SearchStats stats_;
   std::string firstError_, deepestError_;
   size_t deepest_ = 0;
+  bool earlyStop_ = true;                        // stop at the bound or the DRAM floor
+  std::set<std::string> evaluated_, rejected_;   // choices costed, and checked without success
+  std::string invalidWhy_;                       // why the best rejected candidate failed its check
 };
 
 // A repeated subgraph: the remembered choice lowered under this subgraph's names.
