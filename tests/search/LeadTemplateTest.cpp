@@ -332,5 +332,13 @@ TEST_CASE("ShuffleNetV2's block reaches the minimal bytes in one kernel", "[sear
     // The search validated its plan; check it independently as well.
     GraphCost again = checkChoice(g, sub, hw, found.choice);
     CHECK(again.dramBytes == found.cost.dramBytes);
+    // The beam search (used above 256 combinations) commits the concat to the lead as well.
+    search::SearchOptions beamOnly;
+    beamOnly.exhaustiveLimit = 0;
+    auto beamed = valueOrFail(search::searchTemplates(g, sub, hw, beamOnly));
+    INFO("beam: " << describe(beamed.choice));
+    CHECK(beamed.stats.beam);
+    CHECK(beamed.cost.kernels == 1);
+    CHECK(beamed.cost.dramBytes == sub.minBytes);
   }
 }
