@@ -104,12 +104,12 @@ class TemplateSearch {
     }
     double validateSeconds = 0;
     auto picked = timedPick(validateSeconds);
-    // A search that stopped at the bound or the DRAM floor took that candidate's cost for granted;
-    // when no candidate passes the check (a plan over a level's capacity), it goes on without the
-    // early stop over the combinations it has not costed yet.
-    if (!picked && exhaustive && stoppedEarly()) {
+    // A search that stopped at the bound or the DRAM floor took that candidate for good; when no
+    // candidate passes the check (a plan over a level's capacity), every one costed so far is out,
+    // and the search goes on over the combinations it has not costed, to the next early stop.
+    while (!picked && exhaustive && stoppedEarly()) {
       auto resume = std::chrono::steady_clock::now();
-      earlyStop_ = false;
+      best_.reset();
       limitedDiscrepancy(*state);
       stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - resume).count();
       picked = timedPick(validateSeconds);
@@ -158,7 +158,7 @@ class TemplateSearch {
 
   bool finished() const {
     bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
-    return spent || (earlyStop_ && stoppedEarly());
+    return spent || stoppedEarly();
   }
   bool stoppedEarly() const {
     return best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_)));
@@ -347,7 +347,6 @@ class TemplateSearch {
   SearchStats stats_;
   std::string firstError_, deepestError_;
   size_t deepest_ = 0;
-  bool earlyStop_ = true;                        // stop at the bound or the DRAM floor
   std::set<std::string> evaluated_, rejected_;   // choices costed, and checked without success
   std::string invalidWhy_;                       // why the best rejected candidate failed its check
 };
