@@ -342,3 +342,43 @@ TEST_CASE("ShuffleNetV2's block reaches the minimal bytes in one kernel", "[sear
     CHECK(beamed.cost.dramBytes == sub.minBytes);
   }
 }
+
+TEST_CASE("every lead on concats of odd shapes and axes lowers correctly or is refused", "[search][lead]") {
+  // Pieces of unequal, odd sizes on every axis, so consumer tiles straddle piece boundaries and
+  // boxes come out unaligned: each lead must then be refused, never lowered wrong.
+  auto hw = valueOrFail(loadHardwareByName("cpu-host"));
+  struct Case {
+    int axis;
+    Dims pass, computed;
+    int chain;  // elementwise ops between the producer and the concat
+  };
+  const Case cases[] = {
+      {1, {1, 3, 5, 4}, {1, 5, 5, 4}, 1}, {2, {2, 4, 3, 6}, {2, 4, 5, 6}, 2}, {3, {2, 3, 4, 7}, {2, 3, 4, 5}, 1}, {0, {3, 4, 8}, {2, 4, 8}, 2},
+  };
+  int applied = 0, refused = 0;
+  for (const auto& c : cases) {
+    Graph g;
+    g.name = "odd_axis" + std::to_string(c.axis);
+    GraphBuilder b(g);
+    TensorId y = addInput(g, "x", c.computed);
+    for (int k = 0; k <= c.chain; ++k) y = valueOrFail(b.unary(k % 2 ? ElementwiseOp::Exp : ElementwiseOp::Relu, y));
+    g.outputs = {valueOrFail(b.concat({addInput(g, "x_pass", c.pass), y}, c.axis))};
+    Subgraph sub = onlySubgraph(g, hw);
+    size_t concat = sub.ops.size() - 1;
+    auto splits = optionsOf(g, sub, concat, hw, OpTemplate::Kind::Natural);
+    int here = checkEveryLead(g, sub, hw, 0, concat, {});
+    applied += here;
+    refused += static_cast<int>(splits.size()) - here;
+    // Offered leads are among the ones that apply, and lowered under the led split they keep the
+    // chain in registers.
+    for (const auto& lead : optionsOf(g, sub, 0, hw, OpTemplate::Kind::Lead)) {
+      std::vector<OpTemplate> prefix{lead};
+      for (size_t k = 1; k < concat; ++k) prefix.push_back(OpTemplate{OpTemplate::Kind::Follow, {}, 1, 0});
+      prefix.push_back(lead.consumerSplit());
+      GraphCost cost = checkChoice(g, sub, hw, prefix);
+      CHECK(cost.dramBytes == sub.minBytes);
+    }
+  }
+  CHECK(applied > 0);
+  CHECK(refused > 0);
+}
