@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <set>
 
 #include "rewrite/GreedyOptimizer.h"
@@ -93,19 +94,27 @@ class TemplateSearch {
     }
     auto state = TemplateState::make(g_, sub_, budget_);
     if (!state) return state.takeError();
-    if (combos <= static_cast<double>(o_.exhaustiveLimit)) limitedDiscrepancy(*state);
+    bool exhaustive = combos <= static_cast<double>(o_.exhaustiveLimit);
+    if (exhaustive) limitedDiscrepancy(*state);
     else beam();
-    stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
-    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
-    if (o_.oneKernel) std::stable_partition(candidates_.begin(), candidates_.end(), [](const Candidate& c) { return c.cost.kernels <= 1; });
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (candidates_.empty()) {
       std::string why = !deepestError_.empty() ? deepestError_ : firstError_;
       return makeError("no combination of templates applies to this subgraph" + (why.empty() ? "" : ": " + why));
     }
-    auto validateStart = std::chrono::steady_clock::now();
-    auto picked = pickValid();
-    if (picked) picked->stats.validateSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - validateStart).count();
+    double validateSeconds = 0;
+    auto picked = timedPick(validateSeconds);
+    // A search that stopped at the bound or the DRAM floor took that candidate for good; when no
+    // candidate passes the check (a plan over a level's capacity), every one costed so far is out,
+    // and the search goes on over the combinations it has not costed, to the next early stop.
+    while (!picked && exhaustive && stoppedEarly()) {
+      auto resume = std::chrono::steady_clock::now();
+      best_.reset();
+      limitedDiscrepancy(*state);
+      stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - resume).count();
+      picked = timedPick(validateSeconds);
+    }
+    if (picked) picked->stats.validateSeconds = validateSeconds;
     return picked;
   }
 
@@ -117,7 +126,24 @@ class TemplateSearch {
     return n >= 9e18 ? INT64_MAX / 4 : static_cast<int64_t>(n);
   }
 
+  Expected<SearchResult> timedPick(double& seconds) {
+    stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
+    if (o_.oneKernel) std::stable_partition(candidates_.begin(), candidates_.end(), [](const Candidate& c) { return c.cost.kernels <= 1; });
+    auto start = std::chrono::steady_clock::now();
+    auto picked = pickValid();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return picked;
+  }
+
+  static std::string keyOf(const std::vector<OpTemplate>& choice) {
+    std::string k;
+    for (const auto& t : choice) k += t.str() + ";";
+    return k;
+  }
+
   bool evaluate(const TemplateState& state) {
+    if (!evaluated_.insert(keyOf(state.choice())).second) return false;  // costed before a resumed search
     auto r = lowerAndOptimize(state, hw_, lowering_);
     if (!r) {
       ++stats_.infeasible;
@@ -133,16 +159,24 @@ class TemplateSearch {
 
   bool finished() const {
     bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
-    return spent || (best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_))));
+    return spent || stoppedEarly();
+  }
+  bool stoppedEarly() const {
+    return best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_)));
   }
 
-  // One launch, the minimal DRAM bytes at full efficiency, no syncs: every DRAM-side term is at its
-  // floor, and another plan could only gain on register traffic and compute.
+  // One launch, the minimal DRAM bytes at full efficiency, no sync cost: every DRAM-side term is at
+  // its floor, and another plan could only gain on register traffic and compute. Unit and block
+  // syncs count by their modelled cost, not their number: on a target that prices them at zero
+  // (cpu-host) a plan with one (the greedy optimizer leaves a unit sync where a tensor stays in a
+  // unit's registers but its writers and readers are different unit segments, ShuffleNetV2's
+  // concat and shuffle) is as good as the model can tell; demanding no syncs at all made the search
+  // cost every other combination of each ShuffleNetV2 block (7 more candidates each) for nothing.
   bool onDramFloor(const GraphCost& c) const {
     double bw = hw_.dramBandwidthGBs();
     double floorUs = bw > 0 ? static_cast<double>(sub_.minBytes) / (bw * 1e3) : 0;
     return c.kernels == 1 && c.dramBytes <= sub_.minBytes && c.perKernel.size() == 1 && c.perKernel[0].dramUs <= floorUs * (1 + 1e-9) &&
-           c.syncs[1] == 0 && c.syncs[2] == 0;
+           c.perKernel[0].syncUs <= 0;
   }
 
   // Limited discrepancy search: pass k costs the combinations that leave the first (most
@@ -165,7 +199,7 @@ class TemplateSearch {
     bool followed = false;
     size_t rank = 0;
     for (const auto& t : ordered(state, i)) {
-      if (dominated(t, followed) || !admit(state, t, tried)) continue;
+      if (dominated(t, followed) || !committed(state, t) || !admit(state, t, tried)) continue;
       followed = followed || t.kind == OpTemplate::Kind::Follow;
       size_t cost = rank++ == 0 ? 0 : 1;
       if (cost <= discrepancies) dfs(state, discrepancies - cost);
@@ -174,29 +208,58 @@ class TemplateSearch {
     }
   }
 
-  // Follows first; then natural splits with as many units as the op before (so its boxes can line
-  // up with its neighbours' and merge); then the rest by fewer units (bigger boxes: a reduction
-  // or a row-wise neighbour can still follow them).
+  // The split an earlier op led this one with (its producers' chain lands on those units), first;
+  // then follows; then leads (in their offered order: fewest consumer units first); then natural
+  // splits with as many units as the op before (so its boxes can line up with its neighbours' and
+  // merge); then the rest by fewer units (bigger boxes: a reduction or a row-wise neighbour can
+  // still follow them).
   std::vector<OpTemplate> ordered(const TemplateState& state, size_t i) const {
     std::vector<OpTemplate> out = options_[i];
     int64_t previous = state.size() == 0 ? -1 : state.boxes(state.size() - 1).units();
     const auto& dims = state.space(i).dims;
+    std::optional<OpTemplate> led = ledSplit(state, i);
     auto key = [&](const OpTemplate& t) -> std::pair<int, int64_t> {
+      if (led && t == *led) return {-1, 0};
       if (t.kind == OpTemplate::Kind::Follow) return {0, 0};
-      if (t.kind == OpTemplate::Kind::Tiled) return {3, 0};  // the staged transpose last: it needs a block sync
+      if (t.kind == OpTemplate::Kind::Lead) return {1, 0};
+      if (t.kind == OpTemplate::Kind::Tiled) return {4, 0};  // the staged transpose last: it needs a block sync
       int64_t n = 1;
       for (int d : t.outer) n *= dims[d];
       n /= t.tile;
-      return {n == previous ? 1 : 2, n};
+      return {n == previous ? 2 : 3, n};
     };
     std::stable_sort(out.begin(), out.end(), [&](const OpTemplate& a, const OpTemplate& b) { return key(a) < key(b); });
     return out;
   }
 
-  // Dominance: once an op follows one of its producers, its natural splits are not tried. Following
-  // keeps the producer's tensor where the producing unit holds it (registers after merge); a
-  // natural split could only reach the same traffic by a box that equals a followed one.
-  static bool dominated(const OpTemplate& t, bool followed) { return followed && t.kind == OpTemplate::Kind::Natural; }
+  // Dominance: once an op follows one of its producers, its natural splits and leads are not tried.
+  // Following keeps the producer's tensor where the producing unit holds it (registers after
+  // merge); a natural split could only reach the same traffic by a box that equals a followed one,
+  // and a lead only moves the exchange from this op's input to its output.
+  static bool dominated(const OpTemplate& t, bool followed) { return followed && t.kind != OpTemplate::Kind::Follow; }
+
+  // The natural split of op i that an earlier op of the prefix led with (none when none leads to it).
+  static std::optional<OpTemplate> ledSplit(const TemplateState& state, size_t i) {
+    for (const auto& c : state.choice())
+      if (c.kind == OpTemplate::Kind::Lead && c.consumer == static_cast<int>(i)) return c.consumerSplit();
+    return std::nullopt;
+  }
+
+  // A lead commits its consumer: the leads into one consumer agree on its split, and the consumer
+  // takes that split when its turn comes; other combinations are cut (counted as pruned). They
+  // would not be wrong — lead boxes compute the producer's space exactly once whatever the consumer
+  // does (coversOnce), so a consumer split differently still lowers to a valid graph, which only
+  // exchanges the tensor through DRAM (LeadTemplateTest checks it) — but the producer's own natural
+  // splits already cover that case, so the search does not spend candidates on it.
+  static bool committed(const TemplateState& state, const OpTemplate& t) {
+    size_t i = state.size();
+    if (t.kind == OpTemplate::Kind::Lead) {
+      auto earlier = ledSplit(state, static_cast<size_t>(t.consumer));
+      return !earlier || *earlier == t.consumerSplit();
+    }
+    auto led = ledSplit(state, i);
+    return !led || *led == t;
+  }
 
   // A template is worth trying when it applies and gives boxes no earlier template at this depth
   // (with the same prefix) gave: equal boxes make equal graphs. On success it stays pushed.
@@ -231,7 +294,7 @@ class TemplateSearch {
         std::vector<UnitBoxes> tried;
         bool followed = false;
         for (const auto& t : ordered(partial, i)) {
-          if (dominated(t, followed) || !admit(partial, t, tried)) continue;
+          if (dominated(t, followed) || !committed(partial, t) || !admit(partial, t, tried)) continue;
           followed = followed || t.kind == OpTemplate::Kind::Follow;
           std::pair<int64_t, int64_t> score{partial.exchangedBytes(), partial.boxes(i).units()};
           next.emplace_back(score, partial);
@@ -248,8 +311,9 @@ class TemplateSearch {
 
   // The best candidate that is valid: verifier, memory-model checker, and the reference evaluator.
   Expected<SearchResult> pickValid() {
-    std::string why;
+    std::string& why = invalidWhy_;
     for (const auto& c : candidates_) {
+      if (!rejected_.insert(keyOf(c.choice)).second) continue;  // checked (and failed) before a resumed search
       auto r = lowerAndOptimize(g_, sub_, hw_, c.choice, lowering_);
       if (!r) continue;
       // Unchecked, a plan must at least fit its levels (judged from the graph, conservatively).
@@ -285,6 +349,8 @@ class TemplateSearch {
   SearchStats stats_;
   std::string firstError_, deepestError_;
   size_t deepest_ = 0;
+  std::set<std::string> evaluated_, rejected_;   // choices costed, and checked without success
+  std::string invalidWhy_;                       // why the best rejected candidate failed its check
 };
 
 // A repeated subgraph: the remembered choice lowered under this subgraph's names.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "search/lowering/IterationSpace.h"
+#include "search/lowering/LeadBoxes.h"
 #include "search/lowering/OpEmitter.h"
 #include "search/lowering/SplitReduction.h"
 #include "search/lowering/TiledTranspose.h"
@@ -162,6 +163,100 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
   }
 }
 
+// Every natural split the op offers (widest prefix first).
+std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxElements) {
+  std::vector<OpTemplate> out;
+  std::vector<int> order, bands;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    if (s.reduced[d] || s.whole[d]) continue;
+    (s.band[d] ? bands : order).push_back(static_cast<int>(d));
+  }
+  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
+  addNaturalOptions(s, order, 1, maxBoxElements, seen, out);
+  if (!bands.empty()) {
+    std::vector<int> banded = bands;
+    banded.insert(banded.end(), order.begin(), order.end());
+    addNaturalOptions(s, banded, bands.size(), maxBoxElements, seen, out);
+  }
+  return out;
+}
+
+// A transpose read along its source: units split the source's innermost dim in tiles of 16 or 32
+// (a DRAM line or transaction per row) and hold the destination's innermost dim whole, so each
+// unit reads whole rows of the source (and a reduction over the destination's innermost dim stays
+// in the unit). None for other ops.
+std::vector<OpTemplate> sourceOrderSplits(const IterationSpace& s, int64_t maxBoxElements) {
+  std::vector<OpTemplate> out;
+  auto inner = transposedInnerDims(s);
+  if (!inner) return out;
+  std::vector<int> outer;
+  for (int d = 0; d < static_cast<int>(s.dims.size()); ++d)
+    if (d != inner->first && d != inner->second) outer.push_back(d);
+  outer.push_back(inner->first);
+  for (int64_t tile : {16, 32}) {
+    auto b = naturalBoxes(s, outer, tile);
+    if (b && b->boxNumel() <= boxBudgetFor(s, maxBoxElements) && b->units() <= kMaxUnits) out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile});
+  }
+  return out;
+}
+
+// Leads per op, at most this many: each multiplies the search, and the consumer's splits with the
+// fewest units (the ones the search tries first for it) are the promising ones.
+constexpr size_t kMaxLeads = 2;
+
+// Lead options: offered when the op's chain of single readers reaches an op that reads it through
+// a piece (a concat), which therefore cannot follow it, or a transpose, whose efficient splits
+// (read along the source) no producer split gives; one per natural split of that consumer under
+// which the whole chain gets boxes (fewest consumer units first; for a transpose its source-order
+// splits only: a producer leading into a strided split gains nothing).
+void addLeadOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements, std::vector<OpTemplate>& out) {
+  std::map<size_t, IterationSpace> chain;
+  auto spaceOf = [&](size_t k) -> const IterationSpace* {
+    auto it = chain.find(k);
+    if (it != chain.end()) return &it->second;
+    auto s = iterationSpace(g, g.op(sub.ops[k]));
+    return s ? &chain.emplace(k, std::move(*s)).first->second : nullptr;
+  };
+  auto target = leadTarget(g, sub, spaceOf, i);
+  if (!target) return;
+  std::vector<IterationSpace> spaces;
+  for (size_t k = 0; k < sub.ops.size(); ++k) {
+    const IterationSpace* s = spaceOf(k);
+    if (!s) return;
+    spaces.push_back(*s);
+  }
+  std::vector<std::pair<int64_t, OpTemplate>> leads;
+  auto splits = sourceOrderSplits(spaces[*target], maxBoxElements);
+  if (splits.empty()) splits = naturalOptions(spaces[*target], maxBoxElements);
+  for (const OpTemplate& n : splits) {
+    auto b = leadBoxes(g, sub, spaces, i, *target, n.outer, n.tile, maxBoxElements);
+    if (!b) continue;
+    OpTemplate t = n;
+    t.kind = OpTemplate::Kind::Lead;
+    t.consumer = static_cast<int>(*target);
+    leads.emplace_back(b->units(), t);
+  }
+  std::stable_sort(leads.begin(), leads.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t k = 0; k < leads.size() && k < kMaxLeads; ++k) out.push_back(leads[k].second);
+}
+
+// Templates beyond the plain natural splits: a reduction cut over units (SplitReduction.h) when
+// no unit can hold a whole one (`unitLocal` false: a cut costs a scratch round trip and a sync
+// that a unit-local reduction does not need); a transpose read along its source; and a transpose
+// staged through shared memory in strips of the lowering's default block.
+void addLayoutAndCutOptions(const IterationSpace& s, int64_t maxBoxElements, bool unitLocal, std::vector<OpTemplate>& out) {
+  int64_t budget = boxBudgetFor(s, maxBoxElements);
+  if (!unitLocal)
+    for (auto& [outer, tile] : splitReductionShapes(s, budget)) out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile});
+  for (auto& t : sourceOrderSplits(s, maxBoxElements))
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  if (auto side = tileSide(s)) {
+    OpTemplate t{OpTemplate::Kind::Tiled, {}, *side};
+    t.parts = LoweringOptions{}.unitsPerBlock;
+    if (auto b = tiledBoxes(s, t.tile, t.parts); b && b->units() <= kMaxUnits && b->boxNumel() <= budget) out.push_back(t);
+  }
+}
+
 }  // namespace
 
 std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements) {
@@ -177,42 +272,11 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
     t.read = static_cast<int>(r);
     out.push_back(t);
   }
-  std::vector<int> order, bands;
-  for (size_t d = 0; d < s->dims.size(); ++d) {
-    if (s->reduced[d] || s->whole[d]) continue;
-    (s->band[d] ? bands : order).push_back(static_cast<int>(d));
-  }
-  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-  addNaturalOptions(*s, order, 1, maxBoxElements, seen, out);
-  if (!bands.empty()) {
-    std::vector<int> banded = bands;
-    banded.insert(banded.end(), order.begin(), order.end());
-    addNaturalOptions(*s, banded, bands.size(), maxBoxElements, seen, out);
-  }
-  // A reduction too long for one unit is cut over units (SplitReduction.h); only then, because a
-  // cut costs a scratch round trip and a sync that a unit-local reduction does not need.
-  if (seen.empty())
-    for (auto& [outer, tile] : splitReductionShapes(*s, boxBudgetFor(*s, maxBoxElements)))
-      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
-  // A transpose read along its source: units split the source's innermost dim in tiles of 16 or 32
-  // (a DRAM line or transaction per row) and hold the destination's innermost dim whole, so each
-  // unit reads whole rows of the source; a reduction over that dim then stays in the unit.
-  if (auto inner = transposedInnerDims(*s)) {
-    std::vector<int> outer;
-    for (int d = 0; d < static_cast<int>(s->dims.size()); ++d)
-      if (d != inner->first && d != inner->second) outer.push_back(d);
-    outer.push_back(inner->first);
-    for (int64_t tile : {16, 32}) {
-      auto b = naturalBoxes(*s, outer, tile);
-      if (!b || b->boxNumel() > boxBudgetFor(*s, maxBoxElements) || b->units() > kMaxUnits || !seen.insert({b->units(), b->ext}).second) continue;
-      out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
-    }
-  }
-  // A transpose staged through shared memory, in strips of the lowering's default block.
-  if (auto side = tileSide(*s)) {
-    OpTemplate t{OpTemplate::Kind::Tiled, {}, *side, -1, LoweringOptions{}.unitsPerBlock};
-    if (auto b = tiledBoxes(*s, t.tile, t.parts); b && b->units() <= kMaxUnits && b->boxNumel() <= boxBudgetFor(*s, maxBoxElements)) out.push_back(t);
-  }
+  addLeadOptions(g, sub, i, maxBoxElements, out);
+  auto naturals = naturalOptions(*s, maxBoxElements);
+  bool unitLocal = !naturals.empty();
+  for (auto& t : naturals) out.push_back(std::move(t));
+  addLayoutAndCutOptions(*s, maxBoxElements, unitLocal, out);
   return out;
 }
 

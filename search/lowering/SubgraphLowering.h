@@ -29,7 +29,8 @@ struct LoweringOptions {
 };
 
 // The templates an op offers, most promising first: follow each input produced inside the
-// subgraph, then natural splits (reductions keep reduced dims inside a unit).
+// subgraph, then lead (at most two of the natural splits of the concat its chain of single readers
+// reaches, LeadBoxes.h), then natural splits (reductions keep reduced dims inside a unit).
 std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t opIndex, int64_t maxBoxElements);
 
 // `choice[i]` is the template of sub.ops[i]. Fails when a template does not apply (a follow whose

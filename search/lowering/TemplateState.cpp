@@ -1,4 +1,5 @@
-// Natural boxes from the template's parameters; follow boxes from the producer's placement.
+// Natural boxes from the template's parameters; follow boxes from the producer's placement; lead
+// boxes from a later consumer's natural split.
 #include "search/lowering/TemplateState.h"
 
 #include "search/lowering/SplitReduction.h"
@@ -6,6 +7,8 @@
 
 #include <algorithm>
 #include <set>
+
+#include "search/lowering/LeadBoxes.h"
 
 namespace gir::search {
 
@@ -17,9 +20,12 @@ Diagnostic opError(const compute::Op& op, const std::string& why) {
 
 }  // namespace
 
+OpTemplate OpTemplate::consumerSplit() const { return OpTemplate{Kind::Natural, outer, tile, -1, -1}; }
+
 std::string OpTemplate::str() const {
   if (kind == Kind::Follow) return "follow#" + std::to_string(read);
   if (kind == Kind::Tiled) return "tiled" + std::to_string(tile) + "/" + std::to_string(parts);
+  if (kind == Kind::Lead) return "lead@" + std::to_string(consumer) + ":" + consumerSplit().str();
   std::string s = "natural[";
   for (size_t i = 0; i < outer.size(); ++i) s += (i ? "," : "") + std::to_string(outer[i]);
   return s + "]x" + std::to_string(tile);
@@ -52,8 +58,9 @@ Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compu
 Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const {
   const IterationSpace& s = spaces_[i];
   auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile)
-           : t.kind == OpTemplate::Kind::Tiled ? tiledBoxes(s, t.tile, t.parts)
-                                               : follow(i, t);
+           : t.kind == OpTemplate::Kind::Follow ? follow(i, t)
+           : t.kind == OpTemplate::Kind::Tiled  ? tiledBoxes(s, t.tile, t.parts)
+                                                : lead(i, t);
   int64_t budget = boxBudgetFor(s, maxBox_);
   if (b && b->boxNumel() > budget)
     return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
@@ -68,6 +75,15 @@ Expected<UnitBoxes> TemplateState::follow(size_t i, const OpTemplate& t) const {
   auto it = placements_.find(s.reads[t.read].tensor);
   if (it == placements_.end()) return makeError("input " + std::to_string(t.read) + " is not produced inside the subgraph");
   return followBoxes(s, s.reads[t.read], it->second);
+}
+
+// Independent of the prefix: the consumer's split is given, and the ops between are pushed back
+// from it. Whatever the consumer picks later, the boxes compute the op once (coversOnce), so the
+// graph is valid; only the consumer's taking the same split keeps the tensor in registers.
+Expected<UnitBoxes> TemplateState::lead(size_t i, const OpTemplate& t) const {
+  if (t.consumer <= static_cast<int>(i) || t.consumer >= static_cast<int>(spaces_.size()))
+    return makeError("lead: op " + std::to_string(t.consumer) + " is not a later op of the subgraph");
+  return leadBoxes(*g_, *sub_, spaces_, i, static_cast<size_t>(t.consumer), t.outer, t.tile, maxBox_);
 }
 
 Status TemplateState::push(const OpTemplate& t) {

@@ -15,16 +15,20 @@
 namespace gir::search {
 
 // One op's template: split leading dims of its space over units (natural), take the boxes under
-// which it reads input `read` exactly as that input's producer wrote it (follow), or stage a
-// transpose through a block's scratch tile (tiled, TiledTranspose.h).
+// which it reads input `read` exactly as that input's producer wrote it (follow), take the boxes
+// under which it writes exactly what each unit of the later op `consumer` reads when that op is
+// split by natural[outer]x`tile` (lead, LeadBoxes.h: the producer follows its consumer), or stage
+// a transpose through a block's scratch tile (tiled, TiledTranspose.h).
 struct OpTemplate {
-  enum class Kind { Natural, Follow, Tiled };
+  enum class Kind { Natural, Follow, Lead, Tiled };
   Kind kind = Kind::Natural;
-  std::vector<int> outer;  // natural: dims split over units, in order
-  int64_t tile = 1;        // natural: elements of the last outer dim per unit; tiled: the square's side
+  std::vector<int> outer;  // natural: dims split over units, in order; lead: the consumer's
+  int64_t tile = 1;        // natural: elements of the last outer dim per unit; lead: the consumer's; tiled: the square's side
   int read = -1;           // follow: which input
+  int consumer = -1;       // lead: the consumer's index in the subgraph
   int64_t parts = 0;       // tiled: units per square (strips)
-  std::string str() const;  // "natural[0,1]x1", "follow#0", "tiled32/4"
+  std::string str() const;  // "natural[0,1]x1", "follow#0", "lead@5:natural[1]x1", "tiled32/4"
+  OpTemplate consumerSplit() const;  // lead: the consumer's natural template
   bool operator==(const OpTemplate&) const = default;
 };
 
@@ -54,6 +58,7 @@ class TemplateState {
  private:
   Expected<UnitBoxes> boxesFor(size_t i, const OpTemplate& t) const;
   Expected<UnitBoxes> follow(size_t i, const OpTemplate& t) const;
+  Expected<UnitBoxes> lead(size_t i, const OpTemplate& t) const;
 
   const compute::Graph* g_ = nullptr;
   const compute::Subgraph* sub_ = nullptr;

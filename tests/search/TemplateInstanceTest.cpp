@@ -114,6 +114,22 @@ TEST_CASE("every template of every op kind lowers to a valid graph that matches 
     g.outputs = {ys[0], ys[1], valueOrFail(b.slice(x0, {0, 1, 0, 0}, {1, 2, 1, 1}, {1, 3, 4, 4}))};
     checkAllTemplates(g);
   }
+  SECTION("a concat of computed inputs: leads through a chain, on either input") {
+    Graph g;
+    g.name = "lead";
+    GraphBuilder b(g);
+    TensorId x = addInput(g, "x", {1, 4, 4, 4});
+    TensorId e = valueOrFail(b.unary(ElementwiseOp::Relu, valueOrFail(b.unary(ElementwiseOp::Exp, x))));
+    TensorId c = valueOrFail(b.concat({addInput(g, "x_pass", {1, 2, 4, 4}), e, valueOrFail(b.unary(ElementwiseOp::Neg, x))}, 1));
+    g.outputs = {valueOrFail(b.reshape(valueOrFail(b.transpose(c, {0, 2, 1, 3})), {4, 40}))};
+    auto hw = valueOrFail(loadHardwareByName("nvidia-h100"));
+    std::set<size_t> leading;  // exp and relu (the chain) and neg lead the concat
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      for (const auto& t : search::templateOptions(g, wholeGraph(g), i, search::boxElementBudget(hw)))
+        if (t.kind == search::OpTemplate::Kind::Lead) leading.insert(i);
+    CHECK(leading == std::set<size_t>{0, 1, 2});
+    checkAllTemplates(g);
+  }
   SECTION("batched matmul with a broadcast batch, and gemm") {
     Graph g;
     g.name = "contract";

@@ -87,14 +87,11 @@ TEST_CASE("a tiled transpose stages each square through a block's shared memory"
   for (const auto& b : opt.buffers())
     if (!b.erased && b.name.find("_tile") != std::string::npos) level = b.level;
   CHECK(level == "smem");
-  // Contiguous on both DRAM sides: no direct template is modelled faster.
-  double tiledUs = gir::computeCost(opt, &hw).modelledUs;
-  for (const auto& t : search::templateOptions(g, sub, 0, search::boxElementBudget(hw))) {
-    if (t.kind == search::OpTemplate::Kind::Tiled) continue;
-    auto direct = valueOrFail(search::lowerAndOptimize(g, sub, hw, {t}, {}));
-    INFO(t.str());
-    CHECK(gir::computeCost(direct.second, &hw).modelledUs >= tiledUs);
-  }
+  // Contiguous on both DRAM sides: the DRAM term is at full efficiency (bytes over bandwidth).
+  auto cost = gir::computeCost(opt, &hw);
+  REQUIRE(cost.perKernel.size() == 1);
+  CHECK(cost.dramBytes == 2 * 64 * 96 * 4);
+  CHECK(cost.perKernel[0].dramUs <= static_cast<double>(cost.dramBytes) / (hw.dramBandwidthGBs() * 1e3) * (1 + 1e-9));
 }
 
 TEST_CASE("tiled transposes of higher rank, sides 32 and 16, match the reference", "[search][tiled-transpose]") {
