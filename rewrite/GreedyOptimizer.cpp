@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <random>
 #include <set>
+
+#include "rewrite/SliceAnalysis.h"
 
 namespace gir {
 
@@ -83,11 +86,15 @@ bool runPhase(Stepper& st, const std::vector<std::string_view>& names, const Gre
     if (!st.graph().nodes()[i].erased) wl.push(NodeId(i));
   if (opt.randomSiteOrder) wl.shuffle(rng);
   std::vector<Site> sites;
+  // The capacity checks of sync-insertion schedule the whole graph; while no step changes it, every
+  // anchor's match shares one schedule (the answers are those without it, FitCheckCache).
+  std::optional<FitCheckCache> fits;
   while (!wl.empty()) {
     NodeId anchor = wl.pop();
     if (st.graph().node(anchor).erased) continue;
     for (const RewriteRule* rule : rules) {
       sites.clear();
+      if (!fits) fits.emplace(st.graph(), st.useDef());
       rule->matchAt(st.graph(), st.useDef(), anchor, sites);
       if (sites.empty()) continue;
       if (res.steps >= opt.maxSteps) {
@@ -95,6 +102,7 @@ bool runPhase(Stepper& st, const std::vector<std::string_view>& names, const Gre
         return false;
       }
       size_t pick = opt.randomSiteOrder ? std::uniform_int_distribution<size_t>(0, sites.size() - 1)(rng) : 0;
+      fits.reset();  // the step changes the graph
       size_t index = st.checked() ? fullIndex(st, *rule, sites[pick]) : pick;
       if (auto done = st.applySiteInPlace(*rule, sites[pick], index); !done) {
         res.stop = StopReason::StepFailed;

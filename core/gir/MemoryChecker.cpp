@@ -39,44 +39,29 @@ struct Access {
   uint32_t node = UINT32_MAX;
 };
 
-// 16 bytes per element of every buffer: the last writer and, when one unit read it since (the
-// common case), that reader. Elements read by several units since the last write (broadcast reads)
-// keep their readers in a side table, marked by firstRead.unit == kManyReaders.
-constexpr int32_t kManyReaders = -2;
+// Most elements are read by one unit between writes: that reader lives inline, and only further
+// distinct readers (broadcast reads) allocate.
 struct ElementState {
   Access lastWrite;
   Access firstRead;
-};
-static_assert(sizeof(ElementState) == 16);
+  std::vector<Access> moreReads;
 
-bool sameAccess(const Access& a, const Access& b) { return a.unit == b.unit && a.node == b.node; }
-
-class ReaderTable {
- public:
-  void add(ElementState& st, uint64_t key, const Access& a) {
-    if (st.firstRead.unit == -1) { st.firstRead = a; return; }
-    if (st.firstRead.unit != kManyReaders) {
-      if (sameAccess(st.firstRead, a)) return;
-      many_[key] = {st.firstRead, a};
-      st.firstRead.unit = kManyReaders;
-      return;
-    }
-    auto& readers = many_[key];
-    if (!sameAccess(readers.back(), a)) readers.push_back(a);
+  bool sameAccess(const Access& a, const Access& b) const { return a.unit == b.unit && a.node == b.node; }
+  void addRead(const Access& a) {
+    if (firstRead.unit < 0) { firstRead = a; return; }
+    const Access& last = moreReads.empty() ? firstRead : moreReads.back();
+    if (!sameAccess(last, a)) moreReads.push_back(a);
   }
   template <typename F>
-  void forEach(const ElementState& st, uint64_t key, F&& f) const {
-    if (st.firstRead.unit == -1) return;
-    if (st.firstRead.unit != kManyReaders) return f(st.firstRead);
-    for (const Access& r : many_.at(key)) f(r);
+  void forEachRead(F&& f) const {
+    if (firstRead.unit < 0) return;
+    f(firstRead);
+    for (const Access& r : moreReads) f(r);
   }
-  void clear(ElementState& st, uint64_t key) {
-    if (st.firstRead.unit == kManyReaders) many_.erase(key);
-    st.firstRead = Access{};
+  void clearReads() {
+    firstRead = Access{};
+    moreReads.clear();
   }
-
- private:
-  std::unordered_map<uint64_t, std::vector<Access>> many_;
 };
 
 class MemoryModelChecker : public AccessObserver {
@@ -101,9 +86,8 @@ class MemoryModelChecker : public AccessObserver {
     for (int64_t e : elems) {
       checkScope(buffer, e, me);
       ElementState& st = state_[buffer.value][e];
-      uint64_t key = (uint64_t{buffer.value} << 40) | static_cast<uint64_t>(e);
-      if (isWrite) write(b, e, key, st, me);
-      else read(b, e, key, st, me);
+      if (isWrite) write(b, e, st, me);
+      else read(b, e, st, me);
     }
   }
 
@@ -156,10 +140,11 @@ class MemoryModelChecker : public AccessObserver {
   }
 
   // Is access `second` guaranteed to happen after access `first`? The elements of one access were
-  // mostly last touched by one earlier access, so the last answer is kept (a slice of a
-  // 56x56 plane asks the same question thousands of times).
+  // mostly last touched by one earlier access, so the last answer is kept (a slice of a 56x56 plane
+  // asks the same question thousands of times).
   bool ordered(const Access& first, const Access& second) {
-    if (sameAccess(first, lastQuery_.first) && sameAccess(second, lastQuery_.second)) return lastAnswer_;
+    auto same = [](const Access& a, const Access& b) { return a.unit == b.unit && a.node == b.node; };
+    if (same(first, lastQuery_.first) && same(second, lastQuery_.second)) return lastAnswer_;
     lastQuery_ = {first, second};
     return lastAnswer_ = orderedUncached(first, second);
   }
@@ -186,7 +171,7 @@ class MemoryModelChecker : public AccessObserver {
 
   std::string where(const Buffer& b, int64_t e) const { return "buffer '%" + b.name + "' (" + b.level + ") element " + std::to_string(e); }
 
-  void read(const Buffer& b, int64_t e, uint64_t key, ElementState& st, const Access& me) {
+  void read(const Buffer& b, int64_t e, ElementState& st, const Access& me) {
     if (st.lastWrite.unit < 0) {
       if (b.role != BufferRole::Input)
         add(FindingKind::UninitializedRead, b, e, me, me, where(b, e) + " is read by " + who(me) + " but no unit wrote it before");
@@ -196,20 +181,20 @@ class MemoryModelChecker : public AccessObserver {
       add(FindingKind::Race, b, e, st.lastWrite, me,
           where(b, e) + " is written by " + who(st.lastWrite) + " and read by " + who(me) + " with no sync covering both units between them");
     }
-    readers_.add(st, key, me);
+    st.addRead(me);
   }
 
-  void write(const Buffer& b, int64_t e, uint64_t key, ElementState& st, const Access& me) {
+  void write(const Buffer& b, int64_t e, ElementState& st, const Access& me) {
     if (st.lastWrite.unit >= 0 && !(st.lastWrite.unit == me.unit && st.lastWrite.node == me.node) && !ordered(st.lastWrite, me))
       add(FindingKind::WriteWriteConflict, b, e, st.lastWrite, me,
           where(b, e) + " is written by " + who(st.lastWrite) + " and again by " + who(me) + " in one epoch (no sync covering both)");
-    readers_.forEach(st, key, [&](const Access& r) {
+    st.forEachRead([&](const Access& r) {
       if (r.unit == me.unit && r.node == me.node) return;
       if (!ordered(r, me))
         add(FindingKind::Race, b, e, r, me,
             where(b, e) + " is read by " + who(r) + " and overwritten by " + who(me) + " with no sync covering both units between them");
     });
-    readers_.clear(st, key);
+    st.clearReads();
     st.lastWrite = me;
   }
 
@@ -266,7 +251,6 @@ class MemoryModelChecker : public AccessObserver {
   std::pair<Access, Access> lastQuery_;
   bool lastAnswer_ = false;
   std::vector<std::vector<ElementState>> state_;
-  ReaderTable readers_;
   std::vector<std::vector<Access>> owner_;
   std::vector<Scope> scope_;  // per buffer, its level's scope (looked up once, not per element)  // first access per element of unit/block-shared buffers
   MemoryCheckReport report_;
