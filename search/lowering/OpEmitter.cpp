@@ -123,7 +123,7 @@ class UnitEmitter {
     int64_t local = 0;
     for (size_t d = 0; d < s_.dims.size(); ++d) {
       local += (clip->first[d] - (*b_.lo[u_])[d]) * boxStrides_[d];
-      if (a.coeff[d] != 0 && clip->second[d] > 1) dims.push_back(d);
+      if (a.coeff[d] != 0) dims.push_back(d);
     }
     std::stable_sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.coeff[x] > a.coeff[y]; });
     std::vector<int64_t> shape, dramStrides, regStrides;
