@@ -11,21 +11,18 @@
 
 #include "core/compute/GraphBuilder.h"
 #include "core/compute/Preprocess.h"
-#include "core/gir/Interpreter.h"
-#include "core/gir/Validity.h"
 #include "search/GirSearch.h"
 #include "search/lowering/LeadBoxes.h"
 #include "search/lowering/SubgraphLowering.h"
-#include "search/templates/SubgraphCheck.h"
 #include "tests/baselines/BaselineTestUtil.h"
+#include "tests/search/TemplateCheck.h"
 
 using gir::ElementwiseOp;
 using gir::GraphCost;
 using gir::HardwareDesc;
-using gir::ValidityReport;
 using gir::loadHardwareByName;
-using gir::randomInputs;
 using gir::test::addInput;
+using gir::test::describe;
 using gir::test::valueOrFail;
 namespace search = gir::search;
 using search::OpTemplate;
@@ -41,27 +38,10 @@ Subgraph onlySubgraph(const Graph& g, const HardwareDesc& hw) {
   return pre.subgraphs[0];
 }
 
-std::string describe(const std::vector<OpTemplate>& choice) {
-  std::string s;
-  for (const auto& t : choice) s += t.str() + " ";
-  return s;
-}
-
 // Lowered, verified, memory-checked and compared with the reference; then optimized and checked
 // again. Returns the optimized graph's cost.
 GraphCost checkChoice(const Graph& g, const Subgraph& sub, const HardwareDesc& hw, const std::vector<OpTemplate>& choice) {
-  INFO(g.name << ": " << describe(choice));
-  auto lowered = valueOrFail(search::lowerSubgraph(g, sub, hw, choice));
-  ValidityReport v = gir::checkValidity(lowered.gir, randomInputs(lowered.gir, 3));
-  INFO(v.str());
-  REQUIRE(v.valid());
-  CHECK(valueOrFail(search::checkAgainstReference(g, sub, lowered, lowered.gir, 5)).maxRelativeError <= 1e-4);
-  auto opt = valueOrFail(search::lowerAndOptimize(g, sub, hw, choice, {}));
-  ValidityReport v2 = gir::checkValidity(opt.second, randomInputs(opt.second, 3));
-  INFO(v2.str());
-  REQUIRE(v2.valid());
-  CHECK(valueOrFail(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError <= 1e-4);
-  return gir::computeCost(opt.second, &hw);
+  return gir::computeCost(gir::test::checkLoweredAndOptimized(g, sub, hw, choice).second, &hw);
 }
 
 std::vector<OpTemplate> optionsOf(const Graph& g, const Subgraph& sub, size_t i, const HardwareDesc& hw, OpTemplate::Kind kind) {

@@ -6,59 +6,30 @@
 #include <catch2/catch.hpp>
 
 #include <random>
-#include <set>
 
 #include "core/compute/GraphBuilder.h"
-#include "core/gir/Interpreter.h"
-#include "core/gir/Validity.h"
 #include "rewrite/Cost.h"
 #include "search/GirSearch.h"
 #include "search/lowering/SplitReduction.h"
 #include "search/lowering/SubgraphLowering.h"
-#include "search/templates/SubgraphCheck.h"
 #include "tests/baselines/BaselineTestUtil.h"
+#include "tests/search/TemplateCheck.h"
 
 using gir::ElementwiseOp;
 using gir::ReduceOp;
 using gir::Scope;
 using gir::loadHardwareByName;
-using gir::randomInputs;
 using gir::test::addInput;
+using gir::test::wholeGraph;
 using gir::test::valueOrFail;
 namespace search = gir::search;
 using namespace gir::compute;
 
 namespace {
 
-Subgraph wholeGraph(const Graph& g) {
-  Subgraph s;
-  std::set<TensorId> produced;
-  for (const auto& op : g.ops) {
-    s.ops.push_back(op.id);
-    for (TensorId t : op.inputs)
-      if (!produced.count(t) && std::find(s.inputs.begin(), s.inputs.end(), t) == s.inputs.end()) s.inputs.push_back(t);
-    for (TensorId t : op.outputs) produced.insert(t);
-  }
-  s.outputs = g.outputs;
-  return s;
-}
-
 // Lowered, then optimized: both valid and equal to the reference. Returns the optimized graph.
 gir::Graph checkChoice(const Graph& g, const Subgraph& sub, const gir::HardwareDesc& hw, const std::vector<search::OpTemplate>& choice) {
-  std::string what;
-  for (const auto& t : choice) what += t.str() + " ";
-  INFO(g.name << ": " << what);
-  auto lowered = valueOrFail(search::lowerSubgraph(g, sub, hw, choice));
-  auto v = gir::checkValidity(lowered.gir, randomInputs(lowered.gir, 3));
-  INFO(v.str());
-  REQUIRE(v.valid());
-  CHECK(valueOrFail(search::checkAgainstReference(g, sub, lowered, lowered.gir, 5)).maxRelativeError <= 1e-4);
-  auto opt = valueOrFail(search::lowerAndOptimize(g, sub, hw, choice, {}));
-  auto v2 = gir::checkValidity(opt.second, randomInputs(opt.second, 3));
-  INFO(v2.str());
-  REQUIRE(v2.valid());
-  CHECK(valueOrFail(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError <= 1e-4);
-  return opt.second;
+  return gir::test::checkLoweredAndOptimized(g, sub, hw, choice).second;
 }
 
 int syncs(const gir::Graph& g, Scope scope) {

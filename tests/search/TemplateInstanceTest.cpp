@@ -8,39 +8,22 @@
 
 #include "core/compute/GraphBuilder.h"
 #include "core/compute/Preprocess.h"
-#include "core/gir/Interpreter.h"
-#include "core/gir/Validity.h"
 #include "search/GirSearch.h"
 #include "search/lowering/SubgraphLowering.h"
-#include "search/templates/SubgraphCheck.h"
 #include "tests/baselines/BaselineTestUtil.h"
+#include "tests/search/TemplateCheck.h"
 
 using gir::ElementwiseOp;
 using gir::Expected;
 using gir::ReduceOp;
-using gir::ValidityReport;
 using gir::loadHardwareByName;
-using gir::randomInputs;
 using gir::test::addInput;
+using gir::test::wholeGraph;
 using gir::test::valueOrFail;
 namespace search = gir::search;
 using namespace gir::compute;
 
 namespace {
-
-// The whole graph as one subgraph (no library-op split), so every op gets a template.
-Subgraph wholeGraph(const Graph& g) {
-  Subgraph s;
-  std::set<TensorId> produced;
-  for (const auto& op : g.ops) {
-    s.ops.push_back(op.id);
-    for (TensorId t : op.inputs)
-      if (!produced.count(t) && std::find(s.inputs.begin(), s.inputs.end(), t) == s.inputs.end()) s.inputs.push_back(t);
-    for (TensorId t : op.outputs) produced.insert(t);
-  }
-  s.outputs = g.outputs;
-  return s;
-}
 
 // Every combination of offered templates (small graphs only), each lowered, checked, optimized, checked.
 void checkAllTemplates(const Graph& g, const std::string& target = "nvidia-h100") {
@@ -51,21 +34,9 @@ void checkAllTemplates(const Graph& g, const std::string& target = "nvidia-h100"
   int lowered = 0;
   // Each template of each op, the other ops taking the first template that applies after it.
   auto tryChoice = [&](const std::vector<search::OpTemplate>& choice) {
-    auto l = search::lowerSubgraph(g, sub, hw, choice);
-    if (!l) return;  // a follow that does not apply to this choice
+    if (!search::lowerSubgraph(g, sub, hw, choice)) return;  // a follow that does not apply to this choice
     ++lowered;
-    std::string what;
-    for (const auto& t : choice) what += t.str() + " ";
-    INFO(g.name << ": " << what);
-    ValidityReport v = gir::checkValidity(l->gir, randomInputs(l->gir, 3));
-    INFO(v.str());
-    REQUIRE(v.valid());
-    CHECK(valueOrFail(search::checkAgainstReference(g, sub, *l, l->gir, 5)).maxRelativeError <= 1e-4);
-    auto opt = valueOrFail(search::lowerAndOptimize(g, sub, hw, choice, {}));
-    ValidityReport v2 = gir::checkValidity(opt.second, randomInputs(opt.second, 3));
-    INFO(v2.str());
-    REQUIRE(v2.valid());
-    CHECK(valueOrFail(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError <= 1e-4);
+    gir::test::checkLoweredAndOptimized(g, sub, hw, choice);
   };
   for (size_t i = 0; i < options.size(); ++i)
     for (const auto& t : options[i]) {

@@ -4,35 +4,24 @@
 // after the greedy optimizer, and the optimizer must find that the scratch stays within a block.
 #include <catch2/catch.hpp>
 
-#include <set>
 
 #include "core/compute/GraphBuilder.h"
-#include "core/gir/Interpreter.h"
-#include "core/gir/Validity.h"
 #include "rewrite/Cost.h"
 #include "search/GirSearch.h"
 #include "search/lowering/SubgraphLowering.h"
 #include "search/lowering/TiledTranspose.h"
-#include "search/templates/SubgraphCheck.h"
 #include "tests/baselines/BaselineTestUtil.h"
+#include "tests/search/TemplateCheck.h"
 
 using gir::Scope;
 using gir::loadHardwareByName;
-using gir::randomInputs;
 using gir::test::addInput;
+using gir::test::wholeGraph;
 using gir::test::valueOrFail;
 namespace search = gir::search;
 using namespace gir::compute;
 
 namespace {
-
-Subgraph wholeGraph(const Graph& g) {
-  Subgraph s;
-  for (const auto& op : g.ops) s.ops.push_back(op.id);
-  s.inputs = {g.ops.front().inputs.front()};
-  s.outputs = g.outputs;
-  return s;
-}
 
 Graph transposeGraph(const std::string& name, std::vector<int64_t> dims, std::vector<int> perm) {
   Graph g;
@@ -48,20 +37,9 @@ std::optional<search::OpTemplate> tiledOption(const Graph& g, const Subgraph& su
   return std::nullopt;
 }
 
-// Lowered and optimized: both valid and equal to the reference; returns the optimized graph.
+// Lowered and optimized: both valid and exactly equal to the reference (a copy); the optimized graph.
 gir::Graph checkTemplate(const Graph& g, const Subgraph& sub, const gir::HardwareDesc& hw, const search::OpTemplate& t) {
-  INFO(g.name << ": " << t.str());
-  auto lowered = valueOrFail(search::lowerSubgraph(g, sub, hw, {t}));
-  auto v = gir::checkValidity(lowered.gir, randomInputs(lowered.gir, 3));
-  INFO(v.str());
-  REQUIRE(v.valid());
-  CHECK(valueOrFail(search::checkAgainstReference(g, sub, lowered, lowered.gir, 5)).maxRelativeError == 0);
-  auto opt = valueOrFail(search::lowerAndOptimize(g, sub, hw, {t}, {}));
-  auto v2 = gir::checkValidity(opt.second, randomInputs(opt.second, 3));
-  INFO(v2.str());
-  REQUIRE(v2.valid());
-  CHECK(valueOrFail(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError == 0);
-  return opt.second;
+  return gir::test::checkLoweredAndOptimized(g, sub, hw, {t}, 0).second;
 }
 
 int syncs(const gir::Graph& g, Scope scope) {

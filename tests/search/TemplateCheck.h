@@ -1,0 +1,63 @@
+// Shared by the template tests: the whole graph as one subgraph, and the check every template
+// instance must pass (lowered: verified, memory-checked and equal to the reference evaluator; then
+// optimized by the greedy optimizer and checked again).
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/gir/Interpreter.h"
+#include "core/gir/Validity.h"
+#include "search/GirSearch.h"
+#include "search/lowering/SubgraphLowering.h"
+#include "search/templates/SubgraphCheck.h"
+#include "tests/baselines/BaselineTestUtil.h"
+
+namespace gir::test {
+
+// The whole graph as one subgraph (no library-op split), so every op gets a template.
+inline compute::Subgraph wholeGraph(const compute::Graph& g) {
+  compute::Subgraph s;
+  std::set<compute::TensorId> produced;
+  for (const auto& op : g.ops) {
+    s.ops.push_back(op.id);
+    for (compute::TensorId t : op.inputs)
+      if (!produced.count(t) && std::find(s.inputs.begin(), s.inputs.end(), t) == s.inputs.end()) s.inputs.push_back(t);
+    for (compute::TensorId t : op.outputs) produced.insert(t);
+  }
+  s.outputs = g.outputs;
+  return s;
+}
+
+inline std::string describe(const std::vector<search::OpTemplate>& choice) {
+  std::string s;
+  for (const auto& t : choice) s += t.str() + " ";
+  return s;
+}
+
+// The choice lowered and then optimized, each checked; the outputs within `tolerance` (relative)
+// of the reference. Returns the optimized lowering.
+inline std::pair<search::LoweredSubgraph, Graph> checkLoweredAndOptimized(const compute::Graph& g, const compute::Subgraph& sub,
+                                                                          const HardwareDesc& hw,
+                                                                          const std::vector<search::OpTemplate>& choice,
+                                                                          double tolerance = 1e-4) {
+  INFO(g.name << ": " << describe(choice));
+  auto lowered = valueOrFail(search::lowerSubgraph(g, sub, hw, choice));
+  ValidityReport v = checkValidity(lowered.gir, randomInputs(lowered.gir, 3));
+  INFO(v.str());
+  REQUIRE(v.valid());
+  CHECK(valueOrFail(search::checkAgainstReference(g, sub, lowered, lowered.gir, 5)).maxRelativeError <= tolerance);
+  auto opt = valueOrFail(search::lowerAndOptimize(g, sub, hw, choice, {}));
+  ValidityReport v2 = checkValidity(opt.second, randomInputs(opt.second, 3));
+  INFO(v2.str());
+  REQUIRE(v2.valid());
+  CHECK(valueOrFail(search::checkAgainstReference(g, sub, opt.first, opt.second, 5)).maxRelativeError <= tolerance);
+  return opt;
+}
+
+}  // namespace gir::test
