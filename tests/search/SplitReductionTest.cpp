@@ -20,6 +20,7 @@ using gir::ReduceOp;
 using gir::Scope;
 using gir::loadHardwareByName;
 using gir::test::addInput;
+using gir::test::syncs;
 using gir::test::wholeGraph;
 using gir::test::valueOrFail;
 namespace search = gir::search;
@@ -30,13 +31,6 @@ namespace {
 // Lowered, then optimized: both valid and equal to the reference. Returns the optimized graph.
 gir::Graph checkChoice(const Graph& g, const Subgraph& sub, const gir::HardwareDesc& hw, const std::vector<search::OpTemplate>& choice) {
   return gir::test::checkLoweredAndOptimized(g, sub, hw, choice).second;
-}
-
-int syncs(const gir::Graph& g, Scope scope) {
-  int n = 0;
-  for (const auto& node : g.nodes())
-    if (auto* s = std::get_if<gir::SyncPayload>(&node.payload); s && s->scope == scope) ++n;
-  return n;
 }
 
 // The level of the scratch buffer holding a split reduction's partials.

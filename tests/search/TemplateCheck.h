@@ -34,6 +34,14 @@ inline compute::Subgraph wholeGraph(const compute::Graph& g) {
   return s;
 }
 
+// Syncs of one scope in a GIR graph.
+inline int syncs(const Graph& g, Scope scope) {
+  int n = 0;
+  for (const auto& node : g.nodes())
+    if (auto* s = std::get_if<SyncPayload>(&node.payload); s && s->scope == scope) ++n;
+  return n;
+}
+
 inline std::string describe(const std::vector<search::OpTemplate>& choice) {
   std::string s;
   for (const auto& t : choice) s += t.str() + " ";

@@ -16,6 +16,7 @@
 using gir::Scope;
 using gir::loadHardwareByName;
 using gir::test::addInput;
+using gir::test::syncs;
 using gir::test::wholeGraph;
 using gir::test::valueOrFail;
 namespace search = gir::search;
@@ -40,13 +41,6 @@ std::optional<search::OpTemplate> tiledOption(const Graph& g, const Subgraph& su
 // Lowered and optimized: both valid and exactly equal to the reference (a copy); the optimized graph.
 gir::Graph checkTemplate(const Graph& g, const Subgraph& sub, const gir::HardwareDesc& hw, const search::OpTemplate& t) {
   return gir::test::checkLoweredAndOptimized(g, sub, hw, {t}, 0).second;
-}
-
-int syncs(const gir::Graph& g, Scope scope) {
-  int n = 0;
-  for (const auto& node : g.nodes())
-    if (auto* s = std::get_if<gir::SyncPayload>(&node.payload); s && s->scope == scope) ++n;
-  return n;
 }
 
 }  // namespace
