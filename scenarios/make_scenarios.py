@@ -190,10 +190,77 @@ def transpose_reduce():
     save("transpose_reduce", nodes, [f32("x", [256, 512])], [f32("y", [512])], [])
 
 
+def save_scale(name, nodes, inputs, outputs, inits):
+    """The DRAM-scale set (scenarios/scale/): real-model sizes, 16-140 MB of minimal traffic."""
+    global OUT
+    saved, OUT = OUT, os.path.join(saved_out, "scale")
+    os.makedirs(OUT, exist_ok=True)
+    try:
+        save(name, nodes, inputs, outputs, inits)
+    finally:
+        OUT = saved
+
+
+saved_out = OUT
+
+
+def scale_set():
+    n = helper.make_node
+    for rows, width in ((8192, 1024), (16384, 2048)):
+        nodes, inits = layer_norm_nodes("x", "y", "ln", width)
+        save_scale(f"layernorm_{rows}x{width}", nodes, [f32("x", [rows, width])], [f32("y", [rows, width])], inits)
+    for shape in ((64, 12, 128, 128), (32, 16, 256, 256)):
+        node = n("Softmax", ["x"], ["y"], name="softmax", axis=-1)
+        save_scale("softmax_" + "x".join(map(str, shape)), [node], [f32("x", list(shape))], [f32("y", list(shape))], [])
+    nodes = [n("Sigmoid", ["x"], ["s"], name="sigmoid"), n("Mul", ["x", "s"], ["y"], name="mul")]
+    save_scale("silu_4096x1024", nodes, [f32("x", [4096, 1024])], [f32("y", [4096, 1024])], [])
+    nodes, inits = gelu_nodes("x", "y", "gelu")
+    save_scale("gelu_4096x1024", nodes, [f32("x", [4096, 1024])], [f32("y", [4096, 1024])], inits)
+    nodes = [
+        n("Pow", ["x", "two"], ["sq"], name="square"),
+        n("ReduceMean", ["sq"], ["ms"], name="mean_square", axes=[-1], keepdims=1),
+        n("Add", ["ms", "eps"], ["mse"], name="add_eps"),
+        n("Sqrt", ["mse"], ["rms"], name="rms"),
+        n("Div", ["x", "rms"], ["xn"], name="normalize"),
+        n("Mul", ["xn", "gamma"], ["y"], name="scale"),
+    ]
+    save_scale("rmsnorm_2048x4096", nodes, [f32("x", [2048, 4096])], [f32("y", [2048, 4096])],
+               [scalar("two", 2.0), scalar("eps", 1e-6), weight("gamma", [4096], 1.0)])
+    for axis, label in ((1, "rows"), (0, "columns")):
+        node = n("ReduceSum", ["x", "axes"], ["y"], name="sum_" + label, keepdims=0)
+        save_scale(f"reducesum_{label}_4096x4096", [node], [f32("x", [4096, 4096])], [f32("y", [4096])], [ints("axes", [axis])])
+    batch, half = 32, 116
+    nodes = [
+        n("Concat", ["x0", "x1"], ["c"], name="concat", axis=1),
+        n("Reshape", ["c", "shape5"], ["r"], name="reshape_groups"),
+        n("Transpose", ["r"], ["t"], name="shuffle", perm=[0, 2, 1, 3, 4]),
+        n("Reshape", ["t", "shape4"], ["s"], name="reshape_back"),
+        n("Split", ["s", "halves"], ["y0", "y1"], name="split", axis=1),
+    ]
+    act = [batch, half, 28, 28]
+    save_scale("channel_shuffle_b32", nodes, [f32("x0", act), f32("x1", act)], [f32("y0", act), f32("y1", act)],
+               [ints("shape5", [batch, 2, half, 28, 28]), ints("shape4", [batch, 2 * half, 28, 28]), ints("halves", [half, half])])
+    nodes = [n("Add", ["h", "bias"], ["hb"], name="bias_add"), n("Add", ["hb", "residual"], ["sum"], name="residual_add")]
+    ln, ln_inits = layer_norm_nodes("sum", "y", "ln", 768)
+    save_scale("bert_bias_residual_layernorm_8x512x768", nodes + ln, [f32("h", [8, 512, 768]), f32("residual", [8, 512, 768])],
+               [f32("y", [8, 512, 768])], [weight("bias", [768])] + ln_inits)
+    nodes = [
+        n("Conv", ["x", "w_dw", "b_dw"], ["d"], name="depthwise", group=96, pads=[1, 1, 1, 1], strides=[2, 2]),
+        n("Sigmoid", ["d"], ["sig"], name="silu_sigmoid"),
+        n("Mul", ["d", "sig"], ["y"], name="silu_mul"),
+    ]
+    save_scale("depthwise_silu_b32", nodes, [f32("x", [32, 96, 112, 112])], [f32("y", [32, 96, 56, 56])],
+               [weight("w_dw", [96, 1, 3, 3]), weight("b_dw", [96])])
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--scale"]:
+        scale_set()
+        sys.exit(0)
     for make in (shufflenet, efficientnet, layernorm, rmsnorm, softmax, silu, gelu, bert_bias_residual_layernorm,
                  gpt2_decode_attention, row_reduction, column_reduction, transpose_reduce):
         make()
     import transformer_block  # noqa: E402  (the longest builder lives in its own file)
     transformer_block.build(save, f32, weight, ints, scalar, layer_norm_nodes, gelu_nodes, heads)
+    scale_set()  # last: the bundled scenarios' weights stay as they were
     print("wrote scenarios to", OUT, file=sys.stderr)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "core/compute/ReducedInstance.h"
 #include "rewrite/GreedyOptimizer.h"
 #include "rewrite/SliceAnalysis.h"
 #include "search/templates/SubgraphCheck.h"
@@ -373,7 +374,9 @@ Expected<SearchResult> replay(const compute::Graph& g, const compute::Subgraph& 
 
 }  // namespace
 
-Expected<SearchResult> searchTemplates(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& options) {
+namespace {
+
+Expected<SearchResult> searchFullSize(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& options) {
   if (!options.memo) return TemplateSearch(g, sub, hw, options).run();
   std::string key = SearchMemo::keyOf(g, sub);
   if (const SearchVerdict* v = options.memo->find(key)) {
@@ -383,6 +386,43 @@ Expected<SearchResult> searchTemplates(const compute::Graph& g, const compute::S
   auto found = TemplateSearch(g, sub, hw, options).run();
   if (found) options.memo->remember(key, SearchVerdict{found->choice, found->cost});
   return found;
+}
+
+
+// A large subgraph is searched on its reduced instance (the candidates and the element-level
+// oracle cost milliseconds there), and the choice is lowered and optimized once at full size: the
+// templates mean the same at both sizes, only the unit count grows (docs/scale.md).
+Expected<SearchResult> searchOnReducedInstance(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
+                                               const SearchOptions& options, const compute::ReducedInstance& reduced) {
+  auto start = std::chrono::steady_clock::now();
+  SearchOptions o = options;
+  o.reducedParent = nullptr;
+  auto small = searchFullSize(reduced.graph, reduced.restrict(sub), hw, o);
+  if (!small) return small.takeError();
+  LoweringOptions lowering = options.lowering;
+  lowering.unitsPerBlock = options.unitsPerBlock;
+  auto full = lowerAndOptimize(g, sub, hw, small->choice, lowering);
+  if (!full) return makeError("the plan chosen on the reduced instance (" + reduced.summary() + ") does not lower at full size: " + full.error().str());
+  SearchResult out = std::move(*small);
+  out.lowered = std::move(full->first);
+  out.optimized = std::move(full->second);
+  out.cost = computeCost(out.optimized, &hw);
+  out.stats.reducedInstance = reduced.summary();
+  out.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - out.stats.validateSeconds;
+  return out;
+}
+
+}  // namespace
+
+bool checkedAtScale(const compute::Graph& g, const compute::Subgraph& sub) { return compute::subgraphElements(g, sub) > kOracleElements; }
+
+Expected<SearchResult> searchTemplates(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& options) {
+  if (options.reducedParent) return searchOnReducedInstance(g, sub, hw, options, *options.reducedParent);
+  if (checkedAtScale(g, sub)) {
+    auto reduced = compute::reduceSubgraph(g, sub, boxElementBudget(hw));
+    if (reduced) return searchOnReducedInstance(g, sub, hw, options, *reduced);
+  }
+  return searchFullSize(g, sub, hw, options);
 }
 
 }  // namespace gir::search

@@ -12,6 +12,7 @@
 #include "core/compute/Preprocess.h"
 #include "core/hw/HardwareDesc.h"
 #include "rewrite/Cost.h"
+#include "core/compute/ReducedInstance.h"
 #include "search/SearchMemo.h"
 #include "search/lowering/SubgraphLowering.h"
 
@@ -29,6 +30,10 @@ struct SearchOptions {
   int64_t unitsPerBlock = 4;
   LoweringOptions lowering;     // names of buffers (baseline fragments)
   SearchMemo* memo = nullptr;   // verdicts shared by the searches of one model (optional, not owned)
+  // The reduced instance of the subgraph that the searched one is a part of (a kernel group): its
+  // search runs on the same part of that instance, so every group of a plan and the plan's check
+  // see one reduced instance (docs/scale.md). Not owned; null: reduce the searched subgraph itself.
+  const compute::ReducedInstance* reducedParent = nullptr;
 };
 
 struct SearchStats {
@@ -39,6 +44,7 @@ struct SearchStats {
   double validateSeconds = 0;  // checking the chosen plan (memory model + reference evaluator)
   int64_t memoHits = 0;        // searches answered by the memo (a repeated subgraph)
   bool beam = false;
+  std::string reducedInstance;  // searched on this reduced instance (docs/scale.md); empty: at full size
 };
 
 struct Candidate {
@@ -54,6 +60,11 @@ struct SearchResult {
   SearchStats stats;
   std::vector<Candidate> candidates;  // every costed candidate, best first (measured-vs-modelled uses them)
 };
+
+// Subgraphs whose tensors hold more elements than this are searched and checked element by element
+// on a reduced instance, and checked symbolically at full size (docs/scale.md).
+constexpr int64_t kOracleElements = int64_t{1} << 20;
+bool checkedAtScale(const compute::Graph& g, const compute::Subgraph& sub);
 
 // Modelled time no plan can beat: one launch and the minimal bytes at full DRAM efficiency.
 double modelledLowerBound(const compute::Subgraph& sub, const HardwareDesc& hw);

@@ -5,6 +5,7 @@
 
 #include "core/compute/LibraryFusion.h"
 #include "search/baselines/Planners.h"
+#include "search/ScaleCheck.h"
 #include "search/templates/SubgraphCheck.h"
 
 namespace gir::search {
@@ -27,8 +28,9 @@ bool faster(const LoweredPlan& a, const LoweredPlan& b) {
   return a.cost.dramBytes < b.cost.dramBytes;
 }
 
-void validate(const compute::Graph& g, const compute::Subgraph& sub, PlannerResult& r) {
-  auto check = checkPlan(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
+void validate(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req, PlannerResult& r) {
+  auto check = checkedAtScale(g, sub) ? checkPlanAtScale(g, sub, r.lowered, hw, req.search, 11)
+                                      : checkPlan(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
   if (!check) {
     r.problem = check.error().str();
     return;
@@ -36,6 +38,7 @@ void validate(const compute::Graph& g, const compute::Subgraph& sub, PlannerResu
   r.maxRelativeError = check->maxRelativeError;
   r.valid = check->valid();
   r.problem = check->problem;
+  r.checkMethod = check->method;
 }
 
 Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const HardwareDesc& hw,
@@ -82,7 +85,7 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
                         [&](const PlannerResult& c) { return c.lowered.cost.dramBytes <= fewestBaselineBytes; });
   for (auto& c : candidates) {
     if (!req.validate) return c;
-    validate(g, sub, c);
+    validate(g, sub, hw, req, c);
     if (c.valid) return c;
   }
   return makeError("no GIR plan is valid" + (wholeError.empty() ? "" : " (whole subgraph: " + wholeError + ")"));
@@ -105,7 +108,7 @@ Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Sub
     if (std::find(request.planners.begin(), request.planners.end(), name) == request.planners.end()) continue;
     auto b = baseline(g, sub, *p, hw, name, request);
     if (!b) return b.takeError();
-    if (request.validate) validate(g, sub, *b);
+    if (request.validate) validate(g, sub, hw, request, *b);
     baselines.push_back(std::move(*b));
   }
   for (const std::string& name : request.planners) {

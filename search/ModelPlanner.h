@@ -25,6 +25,7 @@ struct PlannerResult {
   bool valid = false;           // verifier + memory-model checker + reference evaluator
   double maxRelativeError = 0;
   std::string problem;          // why not valid
+  std::string checkMethod;      // empty: element by element at full size; else how (docs/scale.md)
 };
 
 struct SubgraphPlans {

@@ -171,11 +171,17 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
   const auto& groups = kg.ops;
   LoweredPlan plan;
   plan.groups = groups;
+  plan.exports = kg.exports;
   Joiner join(g, sub, options.unitsPerBlock);
   std::set<std::string> used;
+  // Every group of a large subgraph is searched on the same reduced instance (docs/scale.md).
+  std::optional<compute::ReducedInstance> reduced;
+  if (!options.reducedParent && checkedAtScale(g, sub))
+    if (auto r = compute::reduceSubgraph(g, sub, boxElementBudget(hw))) reduced = std::move(*r);
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     compute::Subgraph fs = groupSubgraph(g, sub, kg, gi);
     SearchOptions o = options;
+    if (reduced) o.reducedParent = &*reduced;
     o.lowering.graphName = sub.ops.empty() ? "plan" : g.name;
     o.lowering.bufferName = [&g, &fs](TensorId t) {
       const std::string& n = g.tensor(t).name;
@@ -195,6 +201,7 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
     plan.stats.seconds += found->stats.seconds;
     plan.stats.validateSeconds += found->stats.validateSeconds;
     plan.stats.memoHits += found->stats.memoHits;
+    if (plan.stats.reducedInstance.empty()) plan.stats.reducedInstance = found->stats.reducedInstance;
     plan.templates.push_back(found->choice);
     join.add(found->lowered, found->optimized);
   }

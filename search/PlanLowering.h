@@ -23,6 +23,7 @@ struct LoweredPlan {
   LoweredSubgraph lowered;  // `gir` is the joined, per-group-optimized graph
   GraphCost cost;
   std::vector<std::vector<compute::OpId>> groups;
+  std::vector<std::vector<compute::TensorId>> exports;  // as given to lowerPartition (may be empty)
   std::vector<std::vector<OpTemplate>> templates;  // per group, per op of the group in graph order
   SearchStats stats;        // summed over the groups' searches
 };

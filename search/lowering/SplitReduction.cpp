@@ -59,7 +59,9 @@ std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const Ite
   int64_t rest = 1;  // box elements besides the split dim, with every kept dim of the prefix cut to 1
   for (size_t d = 0; d < s.dims.size(); ++d)
     if (s.reduced[d] && static_cast<int>(d) != first) rest *= s.dims[d];
-  // The widest kept prefix first (most units, smallest boxes), then the shorter ones.
+  // The widest kept prefix first (most units, smallest boxes), then the shorter ones; within 1,024
+  // units when some shape allows it, else with as many units as the space needs (docs/scale.md).
+  for (int64_t unitLimit : {int64_t{1024}, (int64_t{1} << 31) - 1}) {
   for (size_t k = kept.size() + 1; k-- > 0;) {
     int64_t whole = rest, keptUnits = 1;
     for (size_t j = 0; j < kept.size(); ++j) (j < k ? keptUnits : whole) *= s.dims[kept[j]];
@@ -67,7 +69,7 @@ std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const Ite
       if (s.dims[first] % parts != 0) continue;
       int64_t tile = s.dims[first] / parts;
       if (whole * tile > budget) continue;
-      if (keptUnits * parts <= 1024) {
+      if (keptUnits * parts <= unitLimit) {
         std::vector<int> outer(kept.begin(), kept.begin() + static_cast<long>(k));
         outer.push_back(first);
         out.emplace_back(outer, tile);
@@ -75,6 +77,8 @@ std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const Ite
       break;
     }
     if (out.size() == 2) break;
+  }
+  if (!out.empty()) break;
   }
   return out;
 }

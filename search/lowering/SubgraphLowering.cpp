@@ -19,10 +19,14 @@ using compute::TensorId;
 
 namespace {
 
-// Bounds on the natural splits offered (besides the register budget of a box): the graph
-// has no more units than a GPU keeps resident (each unit is a loop iteration in the interpreter
-// and the checkers, so a million one-element units would only cost time and teach nothing).
-constexpr int64_t kMaxUnits = 1024;
+// Bounds on the natural splits offered (besides the register budget of a box): no cap on the unit
+// count below a GPU grid's 2^31 blocks (the box comes from the register budget and the unit count
+// follows, docs/scale.md), and boxes of at least 16 elements on large spaces (a million one-element
+// units teach nothing and cost a launch's worth of index arithmetic each).
+// Spaces that have a split within 1,024 units (a GPU's resident blocks) are offered only those, as
+// before: the search stays as small as it was on the sizes the goldens hold.
+constexpr int64_t kMaxUnits = (int64_t{1} << 31) - 1;
+constexpr int64_t kPreferredUnits = 1024;
 constexpr int64_t kMinBoxElements = 16;
 
 std::vector<int64_t> divisorsOf(int64_t n) {
@@ -142,20 +146,27 @@ class SubgraphLowerer {
 namespace {
 
 // Natural splits over the prefixes of `order` at least `minDims` long, widest first.
-void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements,
+void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements, int64_t unitLimit,
                        std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
   for (size_t k = order.size(); k >= std::max<size_t>(minDims, 1); --k) {
     std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
-    // Tiles of the last unit dim: none, two widths for tiny boxes, and the smallest that keeps the
-    // unit count within bounds.
+    // Tiles of the last unit dim: none, two widths for tiny boxes, and one more: under the preferred
+    // limit the smallest that keeps the unit count within it, without a limit the widest whose box
+    // fits the register budget (the fewest units: the count follows from the box).
     int64_t last = s.dims[outer.back()], above = 1, bounding = 0;
     for (size_t j = 0; j + 1 < outer.size(); ++j) above *= s.dims[outer[j]];
-    for (int64_t t = 1; t <= last && !bounding; ++t)
-      if (last % t == 0 && above * (last / t) <= kMaxUnits) bounding = t;
+    if (unitLimit <= kPreferredUnits) {
+      for (int64_t t = 1; t <= last && !bounding; ++t)
+        if (last % t == 0 && above * (last / t) <= unitLimit) bounding = t;
+    } else if (auto one = naturalBoxes(s, outer, 1)) {
+      int64_t budget = boxBudgetFor(s, maxBoxElements);
+      for (int64_t t = last; t >= 1 && !bounding; --t)
+        if (last % t == 0 && one->boxNumel() * t <= budget) bounding = t;
+    }
     for (int64_t tile : {int64_t{1}, int64_t{4}, int64_t{16}, bounding}) {
       auto b = naturalBoxes(s, outer, tile);
-      if (!b || b->boxNumel() > boxBudgetFor(s, maxBoxElements) || b->units() > kMaxUnits) continue;
-      if (tile > 1 && tile != bounding && b->boxNumel() > 256) continue;  // width tiles only for tiny boxes
+      if (!b || b->boxNumel() > boxBudgetFor(s, maxBoxElements) || b->units() > unitLimit) continue;
+      if (tile < 1 || (tile > 1 && tile != bounding && b->boxNumel() > 256)) continue;  // width tiles only for tiny boxes
       if (b->boxNumel() < kMinBoxElements && s.numel() >= kMinBoxElements * 64) continue;
       if (!seen.insert({b->units(), b->ext}).second) continue;
       out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
@@ -171,12 +182,15 @@ std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxEl
     if (s.reduced[d] || s.whole[d]) continue;
     (s.band[d] ? bands : order).push_back(static_cast<int>(d));
   }
-  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-  addNaturalOptions(s, order, 1, maxBoxElements, seen, out);
-  if (!bands.empty()) {
-    std::vector<int> banded = bands;
-    banded.insert(banded.end(), order.begin(), order.end());
-    addNaturalOptions(s, banded, bands.size(), maxBoxElements, seen, out);
+  for (int64_t unitLimit : {kPreferredUnits, kMaxUnits}) {
+    std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
+    addNaturalOptions(s, order, 1, maxBoxElements, unitLimit, seen, out);
+    if (!bands.empty()) {
+      std::vector<int> banded = bands;
+      banded.insert(banded.end(), order.begin(), order.end());
+      addNaturalOptions(s, banded, bands.size(), maxBoxElements, unitLimit, seen, out);
+    }
+    if (!out.empty()) break;
   }
   return out;
 }
@@ -193,9 +207,12 @@ std::vector<OpTemplate> sourceOrderSplits(const IterationSpace& s, int64_t maxBo
   for (int d = 0; d < static_cast<int>(s.dims.size()); ++d)
     if (d != inner->first && d != inner->second) outer.push_back(d);
   outer.push_back(inner->first);
-  for (int64_t tile : {16, 32}) {
-    auto b = naturalBoxes(s, outer, tile);
-    if (b && b->boxNumel() <= boxBudgetFor(s, maxBoxElements) && b->units() <= kMaxUnits) out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile});
+  for (int64_t unitLimit : {kPreferredUnits, kMaxUnits}) {
+    for (int64_t tile : {16, 32}) {
+      auto b = naturalBoxes(s, outer, tile);
+      if (b && b->boxNumel() <= boxBudgetFor(s, maxBoxElements) && b->units() <= unitLimit) out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile});
+    }
+    if (!out.empty()) break;
   }
   return out;
 }

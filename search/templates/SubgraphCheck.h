@@ -39,6 +39,7 @@ struct PlanCheck {
   ValidityReport validity;
   double maxRelativeError = 0;
   std::string problem;
+  std::string method;  // how it was checked when not element by element at full size (docs/scale.md)
   bool valid() const { return problem.empty(); }
 };
 Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
