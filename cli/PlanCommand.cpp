@@ -133,6 +133,8 @@ int runPlan(const CommandArgs& argv) {
       rows.emplace_back(r.planner, one);
       nlohmann::json jp = one.json();
       if (!r.origin.empty()) jp["origin"] = r.origin;
+      if (!r.wholeSubgraphError.empty()) jp["whole_subgraph_error"] = r.wholeSubgraphError;
+      if (!r.checkMethod.empty()) jp["check"] = r.checkMethod;
       if (!r.valid && !r.problem.empty()) jp["problem"] = r.problem;
       jp["max_rel_error"] = r.maxRelativeError;
       js["planners"][r.planner] = jp;
@@ -143,6 +145,9 @@ int runPlan(const CommandArgs& argv) {
     if (const auto* g = sp.find("gir"))
       text << "  gir: " << g->origin << "; search " << sp.search.explored << " explored, " << sp.search.pruned << " pruned, "
            << std::setprecision(3) << sp.search.seconds << " s\n";
+    if (const auto* g = sp.find("gir"); g && !g->wholeSubgraphError.empty()) text << "  gir: the whole subgraph gives no plan: " << g->wholeSubgraphError << "\n";
+    if (const auto* g = sp.find("gir"); g && !g->checkMethod.empty()) text << "  checked: " << g->checkMethod << "\n";
+    if (!sp.search.reducedInstance.empty()) text << "  searched on the reduced instance " << sp.search.reducedInstance << "\n";
     for (const auto& r : sp.planners)
       if (!r.valid && !r.problem.empty()) text << "  " << r.planner << " is not valid: " << r.problem << "\n";
     if (args->has("decisions")) {

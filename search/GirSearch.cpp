@@ -81,7 +81,7 @@ class TemplateSearch {
   Expected<SearchResult> run() {
     auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < sub_.ops.size(); ++i) {
-      options_.push_back(templateOptions(g_, sub_, i, budget_));
+      options_.push_back(templateOptions(g_, sub_, i, budget_, o_.widestBoxes));
       if (options_.back().empty()) {
         const auto& op = g_.op(sub_.ops[i]);
         return makeError("no GIR template for this op", SourceLocation{"", 0, 0, "op '" + op.name + "' (" + std::string(compute::opKindName(op.kind())) + ")"});
@@ -397,6 +397,7 @@ Expected<SearchResult> searchOnReducedInstance(const compute::Graph& g, const co
   auto start = std::chrono::steady_clock::now();
   SearchOptions o = options;
   o.reducedParent = nullptr;
+  o.widestBoxes = true;
   auto small = searchFullSize(reduced.graph, reduced.restrict(sub), hw, o);
   if (!small) return small.takeError();
   LoweringOptions lowering = options.lowering;

@@ -34,6 +34,7 @@ struct SearchOptions {
   // search runs on the same part of that instance, so every group of a plan and the plan's check
   // see one reduced instance (docs/scale.md). Not owned; null: reduce the searched subgraph itself.
   const compute::ReducedInstance* reducedParent = nullptr;
+  bool widestBoxes = false;  // natural splits take the widest box that fits (templateOptions)
 };
 
 struct SearchStats {

@@ -84,6 +84,7 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
   std::stable_partition(candidates.begin(), candidates.end(),
                         [&](const PlannerResult& c) { return c.lowered.cost.dramBytes <= fewestBaselineBytes; });
   for (auto& c : candidates) {
+    c.wholeSubgraphError = wholeError;
     if (!req.validate) return c;
     validate(g, sub, hw, req, c);
     if (c.valid) return c;

@@ -26,6 +26,7 @@ struct PlannerResult {
   double maxRelativeError = 0;
   std::string problem;          // why not valid
   std::string checkMethod;      // empty: element by element at full size; else how (docs/scale.md)
+  std::string wholeSubgraphError;  // gir: why the whole-subgraph search gave no plan (a partition won)
 };
 
 struct SubgraphPlans {

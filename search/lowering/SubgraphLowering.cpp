@@ -147,7 +147,7 @@ namespace {
 
 // Natural splits over the prefixes of `order` at least `minDims` long, widest first.
 void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements, int64_t unitLimit,
-                       std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
+                       bool widest, std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
   for (size_t k = order.size(); k >= std::max<size_t>(minDims, 1); --k) {
     std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
     // Tiles of the last unit dim: none, two widths for tiny boxes, and one more: under the preferred
@@ -163,7 +163,9 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
       for (int64_t t = last; t >= 1 && !bounding; --t)
         if (last % t == 0 && one->boxNumel() * t <= budget) bounding = t;
     }
-    for (int64_t tile : {int64_t{1}, int64_t{4}, int64_t{16}, bounding}) {
+    std::vector<int64_t> tiles{1, 4, 16, bounding};
+    if (widest) tiles = {bounding};
+    for (int64_t tile : tiles) {
       auto b = naturalBoxes(s, outer, tile);
       if (!b || b->boxNumel() > boxBudgetFor(s, maxBoxElements) || b->units() > unitLimit) continue;
       if (tile < 1 || (tile > 1 && tile != bounding && b->boxNumel() > 256)) continue;  // width tiles only for tiny boxes
@@ -175,7 +177,7 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
 }
 
 // Every natural split the op offers (widest prefix first).
-std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxElements) {
+std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxElements, bool widest = false) {
   std::vector<OpTemplate> out;
   std::vector<int> order, bands;
   for (size_t d = 0; d < s.dims.size(); ++d) {
@@ -183,12 +185,13 @@ std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxEl
     (s.band[d] ? bands : order).push_back(static_cast<int>(d));
   }
   for (int64_t unitLimit : {kPreferredUnits, kMaxUnits}) {
+    if (widest && unitLimit == kPreferredUnits) continue;
     std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-    addNaturalOptions(s, order, 1, maxBoxElements, unitLimit, seen, out);
+    addNaturalOptions(s, order, 1, maxBoxElements, unitLimit, widest, seen, out);
     if (!bands.empty()) {
       std::vector<int> banded = bands;
       banded.insert(banded.end(), order.begin(), order.end());
-      addNaturalOptions(s, banded, bands.size(), maxBoxElements, unitLimit, seen, out);
+      addNaturalOptions(s, banded, bands.size(), maxBoxElements, unitLimit, widest, seen, out);
     }
     if (!out.empty()) break;
   }
@@ -276,7 +279,7 @@ void addLayoutAndCutOptions(const IterationSpace& s, int64_t maxBoxElements, boo
 
 }  // namespace
 
-std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements) {
+std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements, bool widestBoxes) {
   auto s = iterationSpace(g, g.op(sub.ops[i]));
   if (!s) return {};
   std::vector<OpTemplate> out;
@@ -290,7 +293,7 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
     out.push_back(t);
   }
   addLeadOptions(g, sub, i, maxBoxElements, out);
-  auto naturals = naturalOptions(*s, maxBoxElements);
+  auto naturals = naturalOptions(*s, maxBoxElements, widestBoxes);
   bool unitLocal = !naturals.empty();
   for (auto& t : naturals) out.push_back(std::move(t));
   addLayoutAndCutOptions(*s, maxBoxElements, unitLocal, out);

@@ -31,7 +31,11 @@ struct LoweringOptions {
 // The templates an op offers, most promising first: follow each input produced inside the
 // subgraph, then lead (at most two of the natural splits of the concat its chain of single readers
 // reaches, LeadBoxes.h), then natural splits (reductions keep reduced dims inside a unit).
-std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t opIndex, int64_t maxBoxElements);
+// `widestBoxes` (a subgraph searched on its reduced instance, docs/scale.md): each natural split
+// takes the widest tile whose box fits the budget, so the unit count at full size follows from the
+// box; otherwise splits within 1,024 units are offered first, with tiles 1, 4 and 16.
+std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t opIndex, int64_t maxBoxElements,
+                                        bool widestBoxes = false);
 
 // `choice[i]` is the template of sub.ops[i]. Fails when a template does not apply (a follow whose
 // producer's units do not hold boxes of this op, an op without a template).
