@@ -94,6 +94,7 @@ class TemplateSearch {
       combos *= static_cast<double>(follows > 0 ? follows : static_cast<long>(o.size()));
     }
     auto state = TemplateState::make(g_, sub_, budget_);
+    if (state) state->setFullSizeFactors(o_.fullSizeFactors);
     if (!state) return state.takeError();
     bool exhaustive = combos <= static_cast<double>(o_.exhaustiveLimit);
     if (exhaustive) limitedDiscrepancy(*state);
@@ -287,6 +288,7 @@ class TemplateSearch {
   void beam() {
     stats_.beam = true;
     auto root = TemplateState::make(g_, sub_, budget_);
+    if (root) root->setFullSizeFactors(o_.fullSizeFactors);
     if (!root) return;
     std::vector<TemplateState> frontier{std::move(*root)};
     for (size_t i = 0; i < options_.size(); ++i) {
@@ -389,6 +391,20 @@ Expected<SearchResult> searchFullSize(const compute::Graph& g, const compute::Su
 }
 
 
+// Per op, per dim of its iteration space: full extent over reduced extent.
+std::vector<std::vector<int64_t>> fullSizeFactors(const compute::Graph& g, const compute::Subgraph& sub, const compute::Graph& rg,
+                                                  const compute::Subgraph& rsub) {
+  std::vector<std::vector<int64_t>> out;
+  for (size_t i = 0; i < sub.ops.size(); ++i) {
+    auto full = iterationSpace(g, g.op(sub.ops[i]));
+    auto small = iterationSpace(rg, rg.op(rsub.ops[i]));
+    out.emplace_back();
+    if (!full || !small || full->dims.size() != small->dims.size()) continue;
+    for (size_t d = 0; d < full->dims.size(); ++d) out.back().push_back(small->dims[d] > 0 ? full->dims[d] / small->dims[d] : 1);
+  }
+  return out;
+}
+
 // A large subgraph is searched on its reduced instance (the candidates and the element-level
 // oracle cost milliseconds there), and the choice is lowered and optimized once at full size: the
 // templates mean the same at both sizes, only the unit count grows (docs/scale.md).
@@ -398,12 +414,30 @@ Expected<SearchResult> searchOnReducedInstance(const compute::Graph& g, const co
   SearchOptions o = options;
   o.reducedParent = nullptr;
   o.widestBoxes = true;
-  auto small = searchFullSize(reduced.graph, reduced.restrict(sub), hw, o);
+  compute::Subgraph smallSub = reduced.restrict(sub);
+  o.fullSizeFactors = fullSizeFactors(g, sub, reduced.graph, smallSub);
+  auto small = searchFullSize(reduced.graph, smallSub, hw, o);
   if (!small) return small.takeError();
   LoweringOptions lowering = options.lowering;
   lowering.unitsPerBlock = options.unitsPerBlock;
-  auto full = lowerAndOptimize(g, sub, hw, small->choice, lowering);
-  if (!full) return makeError("the plan chosen on the reduced instance (" + reduced.summary() + ") does not lower at full size: " + full.error().str());
+  // The best choice that also lowers at full size: a box the reduced extents let a unit hold can be
+  // over the budget at full size (a band of a convolution holding every channel); the planner
+  // checks the plan kept on the reduced instance again (ScaleCheck.h).
+  std::vector<std::vector<OpTemplate>> choices{small->choice};
+  for (const Candidate& c : small->candidates)
+    if (choices.size() < 8 && std::find(choices.begin(), choices.end(), c.choice) == choices.end()) choices.push_back(c.choice);
+  std::optional<std::pair<LoweredSubgraph, Graph>> full;
+  std::string why;
+  for (const auto& choice : choices) {
+    auto r = lowerAndOptimize(g, sub, hw, choice, lowering);
+    if (r) {
+      small->choice = choice;
+      full = std::move(*r);
+      break;
+    }
+    if (why.empty()) why = r.error().str();
+  }
+  if (!full) return makeError("no plan chosen on the reduced instance (" + reduced.summary() + ") lowers at full size: " + why);
   SearchResult out = std::move(*small);
   out.lowered = std::move(full->first);
   out.optimized = std::move(full->second);

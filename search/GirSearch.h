@@ -35,6 +35,7 @@ struct SearchOptions {
   // see one reduced instance (docs/scale.md). Not owned; null: reduce the searched subgraph itself.
   const compute::ReducedInstance* reducedParent = nullptr;
   bool widestBoxes = false;  // natural splits take the widest box that fits (templateOptions)
+  std::vector<std::vector<int64_t>> fullSizeFactors;  // TemplateState::setFullSizeFactors, per op
 };
 
 struct SearchStats {

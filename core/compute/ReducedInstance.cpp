@@ -32,6 +32,12 @@ class AxisFamilies {
     for (size_t a = 0; a < g_.tensor(t).dims.size(); ++a) pin(t, static_cast<int>(a));
   }
   bool pinned(int k) const { return pinned_[k]; }
+  // A family holding a convolution's or pooling's rows: split over units as bands, never held whole.
+  bool isBand(int k) {
+    for (int b : bandRoots_)
+      if (find(b) == find(k)) return true;
+    return false;
+  }
   size_t size() const { return parent_.size(); }
 
   void addOp(const Op& op) {
@@ -143,20 +149,45 @@ class AxisFamilies {
     if (op.inputs.size() > 2) linkAligned(op.inputs[2], out);
   }
   // NCHW: only the batch axis can shrink.
-  void linkBatchOnly(const Op& op) {
+  void linkBatchOnly(const Op& op, bool channelsFree = false) {
+    int first = channelsFree ? 2 : 1;
     link(op.inputs[0], 0, op.outputs[0], 0);
-    for (int a = 1; a < rank(op.inputs[0]); ++a) pin(op.inputs[0], a);
-    for (int a = 1; a < rank(op.outputs[0]); ++a) pin(op.outputs[0], a);
-    for (size_t i = 1; i < op.inputs.size(); ++i) pinAll(op.inputs[i]);
+    for (int a = first; a < rank(op.inputs[0]); ++a) pin(op.inputs[0], a);
+    for (int a = first; a < rank(op.outputs[0]); ++a) pin(op.outputs[0], a);
+    for (size_t i = 1; i < op.inputs.size(); ++i)
+      for (int a = channelsFree ? 1 : 0; a < rank(op.inputs[i]); ++a) pin(op.inputs[i], a);
   }
-  void linkOp(const Op& op, const ConvAttrs&) { linkBatchOnly(op); }
-  void linkOp(const Op& op, const PoolAttrs&) { linkBatchOnly(op); }
-  void linkOp(const Op& op, const BatchNormAttrs&) { linkBatchOnly(op); }
+  // Batch norm: channels too (its parameters are per channel).
+  void linkChannels(const Op& op) {
+    linkBatchOnly(op, true);
+    TensorId x = op.inputs[0], out = op.outputs[0];
+    link(x, 1, out, 1);
+    for (size_t i = 1; i < op.inputs.size(); ++i) link(op.inputs[i], 0, out, 1);
+  }
+  // Convolutions and pooling run in bands of output rows that hold every channel of a row (the
+  // band dim outermost, docs/plans.md): fewer channels would let a reduced box hold what no box
+  // can at full size, so only their batch shrinks.
+  void linkOp(const Op& op, const ConvAttrs& c) { linkBatchAndRows(op, c.strides[0]); }
+  void linkOp(const Op& op, const PoolAttrs& p) { linkBatchAndRows(op, p.strides[0]); }
+  // Output rows are the band dim, split over units: where the input has exactly `stride` rows per
+  // output row ("same" padding), fewer rows keep the same kinds of band (first, inner, last).
+  void linkBatchAndRows(const Op& op, int64_t stride) {
+    linkBatchOnly(op);
+    TensorId x = op.inputs[0], out = op.outputs[0];
+    if (rank(x) == 4 && rank(out) == 4 && dims(x)[2] == stride * dims(out)[2]) {
+      pinned_[key(x, 2)] = false;
+      pinned_[key(out, 2)] = false;
+      link(x, 2, out, 2);
+      bandRoots_.push_back(key(out, 2));
+    }
+  }
+  void linkOp(const Op& op, const BatchNormAttrs&) { linkChannels(op); }
 
   const Graph& g_;
   std::map<int32_t, int> base_;
   std::vector<int> parent_;
   std::vector<bool> pinned_;
+  std::vector<int> bandRoots_;
 };
 
 std::vector<TensorId> touchedTensors(const Graph& g, const Subgraph& sub) {
@@ -239,7 +270,7 @@ class FactorChoice {
       for (int a = static_cast<int>(d.size()) - 1; a >= 0; --a) {
         int64_t f = factorOf(t, a);
         inner *= d[a] / f;
-        if (f > 1 && a > outermost && inner <= boxLimit_) return false;
+        if (f > 1 && a > outermost && inner <= boxLimit_ && !fam_.isBand(fam_.key(t, a))) return false;
       }
     }
     return true;
@@ -297,7 +328,8 @@ Expected<ReducedInstance> reduceSubgraph(const Graph& g, const Subgraph& sub, in
       Family& f = families[r];
       int64_t& factor = choice.factor(r);
       for (int64_t d = f.gcd; d > factor; --d) {
-        if (f.gcd % d != 0 || f.smallest / d < std::min(keep, f.smallest)) continue;
+        int64_t least = fam.isBand(r) ? std::max<int64_t>(keep, 8) : keep;  // bands: first, inner and last kinds
+        if (f.gcd % d != 0 || f.smallest / d < std::min(least, f.smallest)) continue;
         int64_t before = factor;
         factor = d;
         if (choice.keepsBoxes()) break;

@@ -145,6 +145,18 @@ class SubgraphLowerer {
 
 namespace {
 
+// The widest tile that fits, then about a half and a quarter of it (a box that fits the budget may
+// still overflow its level once the op's other live buffers count: a convolution's window), then 1.
+std::vector<int64_t> widestTiles(int64_t last, int64_t widest) {
+  std::vector<int64_t> out{widest};
+  for (int64_t want : {widest / 2, widest / 4, int64_t{1}}) {
+    int64_t t = std::max<int64_t>(want, 1);
+    while (t > 1 && last % t != 0) --t;
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
 // Natural splits over the prefixes of `order` at least `minDims` long, widest first.
 void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements, int64_t unitLimit,
                        bool widest, std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
@@ -164,7 +176,7 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
         if (last % t == 0 && one->boxNumel() * t <= budget) bounding = t;
     }
     std::vector<int64_t> tiles{1, 4, 16, bounding};
-    if (widest) tiles = {bounding};
+    if (widest) tiles = widestTiles(last, bounding);
     for (int64_t tile : tiles) {
       auto b = naturalBoxes(s, outer, tile);
       if (!b || b->boxNumel() > boxBudgetFor(s, maxBoxElements) || b->units() > unitLimit) continue;

@@ -64,6 +64,13 @@ Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const
   int64_t budget = boxBudgetFor(s, maxBox_);
   if (b && b->boxNumel() > budget)
     return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
+  if (b && i < fullSize_.size()) {
+    int64_t full = 1;
+    for (size_t d = 0; d < b->ext.size() && d < fullSize_[i].size(); ++d)
+      full *= b->ext[d] == s.dims[d] ? b->ext[d] * fullSize_[i][d] : b->ext[d];
+    if (full > budget)
+      return makeError("at full size a unit's box would hold " + std::to_string(full) + " elements, over the register budget of " + std::to_string(budget));
+  }
   if (b && splitsReduction(s, *b))
     if (auto groups = reductionGroups(s, *b); !groups) return groups.takeError();
   return b;

@@ -40,6 +40,9 @@ class TemplateState {
 
   // Boxes for the next op under `t`; the state is unchanged when the template does not apply.
   Status push(const OpTemplate& t);
+  // For a reduced instance (docs/scale.md): per op, per dim of its space, how many times larger the
+  // dim is at full size. A box that holds such a dim whole must also fit the budget at full size.
+  void setFullSizeFactors(std::vector<std::vector<int64_t>> factors) { fullSize_ = std::move(factors); }
   void pop();
 
   size_t size() const { return boxes_.size(); }
@@ -64,6 +67,7 @@ class TemplateState {
   const compute::Subgraph* sub_ = nullptr;
   std::vector<IterationSpace> spaces_;
   std::vector<UnitBoxes> boxes_;
+  std::vector<std::vector<int64_t>> fullSize_;
   std::vector<OpTemplate> choice_;
   std::map<TensorId, TensorPlacement> placements_;
   int64_t maxBox_ = 0;
