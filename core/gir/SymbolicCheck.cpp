@@ -8,8 +8,11 @@
 #include "core/gir/SymbolicCheck.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <set>
+
+#include <isl/map.h>
 
 #include "core/gir/IslAccess.h"
 #include "core/gir/Printer.h"
@@ -23,6 +26,7 @@ struct SymAccess {
   int pos = 0;  // topological position of the node
   SliceId slice;
   bool write = false;
+  size_t set = 0;  // its { [p, u, e] } in SymbolicChecker::sets_, parsed once
 };
 
 // Which way the second access of a pair lies in time from the first.
@@ -39,6 +43,8 @@ class SymbolicChecker {
   SymbolicChecker(const Graph& g, isl::ctx ctx, std::vector<NodeId> order) : g_(g), ctx_(ctx), order_(std::move(order)) {
     computeAncestors();
     collectAccesses();
+    before_ = isl::map(ctx_, "{ [p, u, e] -> [q, v, f] : f = e and (q < p or (q = p and v < u)) }");
+    atOrAfter_ = isl::map(ctx_, "{ [p, u, e] -> [q, v, f] : f = e and (q > p or (q = p and v >= u)) }");
   }
 
   MemoryCheckReport run() {
@@ -71,9 +77,28 @@ class SymbolicChecker {
     for (size_t p = 0; p < order_.size(); ++p) {
       const Node& n = g_.node(order_[p]);
       if (n.isSync()) continue;  // a sync touches no memory
-      for (SliceId s : n.inputs) reads_[g_.slice(s).buffer.value].push_back({static_cast<int>(p), s, false});
-      for (SliceId s : n.outputs) writes_[g_.slice(s).buffer.value].push_back({static_cast<int>(p), s, true});
+      for (SliceId s : n.inputs) reads_[g_.slice(s).buffer.value].push_back(parsed({static_cast<int>(p), s, false}));
+      for (SliceId s : n.outputs) writes_[g_.slice(s).buffer.value].push_back(parsed({static_cast<int>(p), s, true}));
     }
+  }
+
+  SymAccess parsed(SymAccess a) {
+    a.set = sets_.size();
+    sets_.push_back(isl::set(ctx_, "{ [p, u, e] : " + touches(a, "p", "u", "e") + " }"));
+    return a;
+  }
+
+  isl::set setOf(const std::vector<SymAccess>& as) const {
+    isl::set out(ctx_, "{ [p, u, e] : false }");
+    for (const SymAccess& a : as) out = out.unite(sets_[a.set]);
+    return out;
+  }
+
+  // { [p,u,e] -> [q,v] : an access of `as` at (p,u) and one of `bs` at (q,v) touch e }, restricted by
+  // `join` ({ [p,u,e] -> [q,v,f] : f = e and ... }).
+  isl::map joined(const isl::set& as, const isl::set& bs, const isl::map& join) const {
+    isl::map both = isl::manage(isl_map_from_domain_and_range(as.copy(), bs.copy())).intersect(join);
+    return isl::manage(isl_map_project_out(both.release(), isl_dim_out, 2, 1));
   }
 
   std::string touches(const SymAccess& a, const std::string& p, const std::string& u, const std::string& e) const {
@@ -81,19 +106,9 @@ class SymbolicChecker {
     return "(" + p + " = " + std::to_string(a.pos) + " and " + islTouches(s, g_.domainOf(g_.node(order_[a.pos])), u, e) + ")";
   }
 
-  isl::map emptyPairs() const { return isl::map(ctx_, "{ [p, u, e] -> [q, v] : false }"); }
-
   // { [p,u,e] -> [q,v] : access a at (p,u) and b at (q,v) touch e, and (q,v) lies `t` from (p,u) }.
   isl::map pairs(const std::vector<SymAccess>& as, const std::vector<SymAccess>& bs, Time t) const {
-    isl::map out = emptyPairs();
-    for (const SymAccess& a : as)
-      for (const SymAccess& b : bs) {
-        bool before = t == Time::Before;
-        if (before ? b.pos > a.pos : b.pos < a.pos) continue;
-        std::string sameNode = a.pos != b.pos ? "" : before ? " and v < u" : " and v >= u";
-        out = out.unite(isl::map(ctx_, "{ [p, u, e] -> [q, v] : " + touches(a, "p", "u", "e") + " and " + touches(b, "q", "v", "e") + sameNode + " }"));
-      }
-    return out;
+    return joined(setOf(as), setOf(bs), t == Time::Before ? before_ : atOrAfter_);
   }
 
   // Happens-before between units fu (node at position f) and su (node at position s), as text.
@@ -134,18 +149,19 @@ class SymbolicChecker {
   }
 
   // Splits `rel` by node pair; the part not ordered (domain access after range access when
-  // `rangeFirst`, else the other way) is a finding. The same unit of the same node is exempt.
+  // `rangeFirst`, else the other way) is a finding. The same unit of the same node is exempt. When
+  // each element has one unit (perUnit_), a pair is ordered exactly when its nodes are.
   template <typename Report>
   void unordered(const isl::map& rel, const std::vector<SymAccess>& as, const std::vector<SymAccess>& bs, bool rangeFirst, Report&& report) {
     if (rel.is_empty()) return;
     for (int p : positions(as))
       for (int q : positions(bs)) {
-        std::string at = "p = " + std::to_string(p) + " and q = " + std::to_string(q);
-        isl::map piece = rel.intersect(isl::map(ctx_, "{ [p, u, e] -> [q, v] : " + at + " }"));
+        isl::map piece = isl::manage(isl_map_fix_si(isl_map_fix_si(rel.copy(), isl_dim_in, 0, p), isl_dim_out, 0, q));
         if (piece.is_empty()) continue;
+        if (perUnit_ && (p == q || (rangeFirst ? precedes(q, p) : precedes(p, q)))) continue;  // same unit, ordered nodes
         std::string exempt = rangeFirst ? orderedText(q, p, "v", "u") : orderedText(p, q, "u", "v");
         if (p == q) exempt += " or v = u";
-        isl::map bad = piece.subtract(isl::map(ctx_, "{ [p, u, e] -> [q, v] : " + exempt + " }"));
+        isl::map bad = exempt == "false" ? piece : piece.subtract(isl::map(ctx_, "{ [p, u, e] -> [q, v] : " + exempt + " }"));
         if (!bad.is_empty()) report(witnessOf(bad));
       }
   }
@@ -168,34 +184,52 @@ class SymbolicChecker {
     const Buffer& b = g_.buffer(id);
     const auto& rs = reads_[id.value];
     const auto& ws = writes_[id.value];
-    if (!ws.empty()) checkOrdering(b, rs, ws);
-    if (b.role != BufferRole::Input) checkInitialized(b, rs, ws);
+    perUnit_ = oneUnitPerElement(touching(id));
+    isl::map earlier = pairs(rs, ws, Time::Before);  // each read to the writes of its element before it
+    if (!ws.empty()) checkOrdering(b, rs, ws, earlier);
+    if (b.role != BufferRole::Input && !rs.empty()) checkInitialized(b, rs, earlier.domain());
     checkScope(id);
   }
 
-  void checkOrdering(const Buffer& b, const std::vector<SymAccess>& rs, const std::vector<SymAccess>& ws) {
-    unordered(pairs(rs, ws, Time::Before).lexmax(), rs, ws, true, [&](const Witness& w) {
+  // Units of the access write pairwise disjoint elements, seen on the offset alone (c + a*u with |a|
+  // beyond the extent of one unit's box): then each element has one writing unit, and the lexmax /
+  // lexmin below have nothing to choose between.
+  bool unitDisjoint(const SymAccess& a) const {
+    const MemorySlice& s = g_.slice(a.slice);
+    const auto& terms = s.offset.terms();
+    if (terms.size() > 1 || (terms.size() == 1 && terms[0].kind != UnitTermKind::Identity)) return false;
+    UnitDomain d = g_.domainOf(g_.node(order_[a.pos]));
+    auto [lo, hi] = sliceExtent(s, 0);
+    return d.end - d.begin == 1 || (terms.size() == 1 && std::abs(terms[0].coeff) > hi - lo);
+  }
+
+  void checkOrdering(const Buffer& b, const std::vector<SymAccess>& rs, const std::vector<SymAccess>& ws, const isl::map& earlier) {
+    bool oneWriter = ws.size() == 1 && unitDisjoint(ws[0]);
+    unordered(oneWriter ? earlier : earlier.lexmax(), rs, ws, true, [&](const Witness& w) {
       add(FindingKind::Race, b, w.e, w.q, w.v, w.p, w.u,
           where(b, w.e) + " is written by " + who(w.q, w.v) + " and read by " + who(w.p, w.u) + " with no sync covering both units between them");
     });
-    unordered(pairs(ws, ws, Time::Before).lexmax(), ws, ws, true, [&](const Witness& w) {
-      add(FindingKind::WriteWriteConflict, b, w.e, w.q, w.v, w.p, w.u,
-          where(b, w.e) + " is written by " + who(w.q, w.v) + " and again by " + who(w.p, w.u) + " in one epoch (no sync covering both)");
-    });
-    unordered(pairs(rs, ws, Time::AtOrAfter).lexmin(), rs, ws, false, [&](const Witness& w) {
+    if (!oneWriter)
+      unordered(pairs(ws, ws, Time::Before).lexmax(), ws, ws, true, [&](const Witness& w) {
+        add(FindingKind::WriteWriteConflict, b, w.e, w.q, w.v, w.p, w.u,
+            where(b, w.e) + " is written by " + who(w.q, w.v) + " and again by " + who(w.p, w.u) + " in one epoch (no sync covering both)");
+      });
+    isl::map later = pairs(rs, ws, Time::AtOrAfter);
+    unordered(oneWriter ? later : later.lexmin(), rs, ws, false, [&](const Witness& w) {
       add(FindingKind::Race, b, w.e, w.p, w.u, w.q, w.v,
           where(b, w.e) + " is read by " + who(w.p, w.u) + " and overwritten by " + who(w.q, w.v) + " with no sync covering both units between them");
     });
   }
 
   // Reads with no write of the element earlier in execution order.
-  void checkInitialized(const Buffer& b, const std::vector<SymAccess>& rs, const std::vector<SymAccess>& ws) {
-    isl::set written = pairs(rs, ws, Time::Before).domain();
+  void checkInitialized(const Buffer& b, const std::vector<SymAccess>& rs, const isl::set& written) {
+    isl::set bad = setOf(rs).subtract(written);
     for (const SymAccess& r : rs) {
-      isl::set mine(ctx_, "{ [p, u, e] : " + touches(r, "p", "u", "e") + " }");
-      isl::set bad = mine.subtract(written);
-      if (bad.is_empty()) continue;
-      isl::point pt = bad.sample_point();
+      if (bad.is_empty()) return;
+      isl::set mine = bad.intersect(isl::set(ctx_, "{ [p, u, e] : p = " + std::to_string(r.pos) + " }"));
+      if (mine.is_empty()) continue;
+      bad = bad.subtract(mine);
+      isl::point pt = mine.sample_point();
       int64_t u = islCoordinate(pt, 1), e = islCoordinate(pt, 2);
       add(FindingKind::UninitializedRead, b, e, r.pos, u, r.pos, u, where(b, e) + " is read by " + who(r.pos, u) + " but no unit wrote it before");
     }
@@ -220,9 +254,24 @@ class SymbolicChecker {
 
   // { [e] -> [p, u] : some access of the buffer at (p, u) touches e }.
   isl::map touchedBy(const std::vector<SymAccess>& all) const {
-    std::string text;
-    for (const SymAccess& a : all) text += (text.empty() ? "" : " or ") + touches(a, "p", "u", "e");
-    return isl::map(ctx_, "{ [e] -> [p, u] : " + (text.empty() ? "false" : text) + " }");
+    isl_map* m = isl_map_from_range(setOf(all).release());
+    return isl::manage(isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 2, 1));
+  }
+
+  // Seen on the offsets alone: every access is c + a*u with one coefficient a, and all their boxes
+  // fit in one window of |a| elements, so the units' windows, and the elements they touch, are disjoint.
+  bool oneUnitPerElement(const std::vector<SymAccess>& all) const {
+    int64_t coeff = 0, lo = INT64_MAX, hi = INT64_MIN;
+    for (const SymAccess& a : all) {
+      const MemorySlice& s = g_.slice(a.slice);
+      const auto& terms = s.offset.terms();
+      if (terms.size() != 1 || terms[0].kind != UnitTermKind::Identity || (coeff != 0 && terms[0].coeff != coeff)) return false;
+      coeff = terms[0].coeff;
+      auto [first, last] = sliceExtent(s, 0);
+      lo = std::min(lo, first);
+      hi = std::max(hi, last);
+    }
+    return coeff != 0 && hi - lo < std::abs(coeff);
   }
 
   // An element touched by two instances; the witness names its first toucher, as the element-level
@@ -231,11 +280,14 @@ class SymbolicChecker {
     Scope scope = scopeOf(id);
     if (scope == Scope::Device) return;
     auto all = touching(id);
+    if (oneUnitPerElement(all)) return;
+    std::string text = "{ [p, u, e] -> [q, v, f] : f = e and " + instanceText(scope, "u") + " != " + instanceText(scope, "v") + " }";
+    isl::map differ(ctx_, text);
+    if (joined(setOf(all), setOf(all), differ).is_empty()) return;  // every element is touched by one instance
     isl::map touched = touchedBy(all);
-    std::string differ = instanceText(scope, "u") + " != " + instanceText(scope, "v");
     for (size_t i = 0; i < all.size(); ++i)
       for (size_t j = i; j < all.size(); ++j) {
-        isl::map m(ctx_, "{ [p, u, e] -> [q, v] : " + touches(all[i], "p", "u", "e") + " and " + touches(all[j], "q", "v", "e") + " and " + differ + " }");
+        isl::map m = joined(sets_[all[i].set], sets_[all[j].set], differ);
         if (m.is_empty()) continue;
         scopeViolated_.insert(id.value);
         reportScope(id, scope, touched, witnessOf(m).e);
@@ -269,7 +321,10 @@ class SymbolicChecker {
   std::vector<int> posOf_;
   std::vector<std::vector<char>> anc_;  // anc_[b][a]: position a precedes position b in the dataflow DAG
   std::vector<std::vector<SymAccess>> reads_, writes_;  // per buffer
+  std::vector<isl::set> sets_;                          // per access
+  isl::map before_, atOrAfter_;                         // the joins of pairs() by Time
   std::set<uint32_t> scopeViolated_;
+  bool perUnit_ = false;  // the buffer being checked has one unit per element (oneUnitPerElement)
   MemoryCheckReport report_;
 };
 
@@ -305,12 +360,22 @@ int64_t SymbolicChecker::instanceElements(BufferId id, Scope scope, const isl::m
   return islCount(elems);
 }
 
+// A bound first (every access's box, times the units of one instance): when even that fits, nothing is
+// counted; otherwise the exact counts of the representative instances decide.
 void SymbolicChecker::checkCapacity() {
   std::vector<int64_t> bytes(g_.buffers().size(), 0);
+  for (uint32_t b = 0; b < g_.buffers().size(); ++b) {
+    Scope scope = scopeOf(BufferId(b));
+    int64_t perInstance = scope == Scope::Block ? g_.unitsPerBlock : 1;
+    for (const SymAccess& a : touching(BufferId(b))) bytes[b] += 4 * perInstance * g_.slice(a.slice).numel();
+    bytes[b] = std::min(bytes[b], 4 * g_.buffers()[b].numel());
+  }
+  if (capacityFindings(g_, bytes).empty()) return;
   for (uint32_t b = 0; b < g_.buffers().size(); ++b) {
     const LevelDecl* l = g_.levelOf(BufferId(b));
     if (g_.buffers()[b].erased || !l || l->scope == Scope::Device || l->capacityBytes <= 0) continue;
     isl::map touched = touchedBy(touching(BufferId(b)));
+    bytes[b] = 0;
     for (int64_t i : representativeInstances(BufferId(b), l->scope))
       bytes[b] = std::max(bytes[b], 4 * instanceElements(BufferId(b), l->scope, touched, i));
   }
