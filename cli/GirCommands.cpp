@@ -5,6 +5,7 @@
 #include "cli/Commands.h"
 #include "core/gir/Json.h"
 #include "core/gir/Printer.h"
+#include "core/gir/SymbolicCheck.h"
 #include "core/gir/Validity.h"
 #include "core/gir/Verifier.h"
 
@@ -27,12 +28,24 @@ void printOutputsSummary(const TensorMap& outputs) {
 
 }  // namespace
 
+// Verifier and symbolic memory-model checker only: no interpreter, so no inputs and no size limit
+// (docs/gir.md, "Symbolic checks").
+static int runSymbolicCheck(const Args& args, const Graph& g) {
+  auto r = checkMemoryModelSymbolic(g);
+  if (!r) return reportBadInput(r.error());
+  std::cout << args.positional[0] << ": " << g.liveNodeCount() << " nodes, " << kernelCount(g) << " kernel(s), " << g.units
+            << " units\nverify: ok\n"
+            << (r->clean() ? "memory model (symbolic): ok\n" : "memory model (symbolic): " + std::to_string(r->total) + " finding(s)\n" + r->str());
+  return r->clean() ? kExitOk : kExitFinding;
+}
+
 int runCheck(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"seed"}, {"quiet"});
+  auto args = parseArgs(argv, {"seed"}, {"quiet", "symbolic"});
   if (!args) return reportBadInput(args.error());
-  auto g = loadOne(*args, "gir check FILE [--seed N]");
+  auto g = loadOne(*args, "gir check FILE [--seed N] [--symbolic]");
   if (!g) return reportBadInput(g.error());
   if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
+  if (args->has("symbolic")) return runSymbolicCheck(*args, *g);
   uint64_t seed = std::strtoull(args->option("seed", "1").c_str(), nullptr, 10);
   ValidityReport r = checkValidity(*g, randomInputs(*g, seed));
   std::cout << args->positional[0] << ": " << g->liveNodeCount() << " nodes, " << kernelCount(*g) << " kernel(s), "

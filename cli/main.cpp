@@ -14,7 +14,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"check", "check FILE [--seed N]           verify, check the memory model, interpret on random inputs", gir::cli::runCheck},
+    {"check", "check FILE [--seed N] [--symbolic]  verify, check the memory model, interpret on random inputs (--symbolic: verify and decide the memory model on the affine forms, no run)", gir::cli::runCheck},
     {"print", "print FILE                      print a GIR file (text or JSON) as canonical text", gir::cli::runPrint},
     {"convert", "convert FILE -o OUT             text <-> JSON (by OUT's extension: .json or .gir)", gir::cli::runConvert},
     {"opt", "opt FILE [--greedy|--rule R --site N|--list] [--trace T] [--replay T] [--verify-each] [--print-after-each]", gir::cli::runOpt},

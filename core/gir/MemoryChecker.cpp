@@ -217,29 +217,16 @@ class MemoryModelChecker : public AccessObserver {
 
   // Per buffer, the most elements one instance touches, in bytes; then the peak of live bytes.
   void checkCapacity() {
-    auto order = topologicalOrder(g_);
-    if (!order) return;
-    auto intervals = bufferLiveIntervals(g_, *order);
-    for (const auto& l : g_.levels) {
-      if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
-      std::vector<int64_t> bytes(g_.buffers().size(), 0);
-      for (uint32_t b = 0; b < g_.buffers().size(); ++b) {
-        if (g_.buffers()[b].erased || g_.buffers()[b].level != l.name) continue;
-        std::map<int64_t, int64_t> perInstance;
-        for (const Access& a : owner_[b])
-          if (a.unit >= 0) perInstance[instanceOf(l.scope, a.unit)] += 4;
-        for (auto [inst, used] : perInstance) bytes[b] = std::max(bytes[b], used);
-      }
-      LivePeak peak = peakLiveBytes(g_, intervals, l.name, bytes);
-      if (peak.bytes <= l.capacityBytes) continue;
-      std::string names;
-      for (BufferId b : peak.live) names += (names.empty() ? "'%" : ", '%") + g_.buffer(b).name + "'";
-      Buffer pseudo{l.name, l.name, {1}, BufferRole::Temp, false};
-      NodeId at = (*order)[peak.position];
-      add(FindingKind::CapacityOverflow, pseudo, -1, Access{-1, at.value}, Access{-1, at.value},
-          "level '" + l.name + "' holds " + std::to_string(peak.bytes) + " bytes per " + std::string(scopeName(l.scope)) +
-              " at node #" + std::to_string(at.value) + " (live there: " + names + "), over its capacity of " +
-              std::to_string(l.capacityBytes) + " bytes");
+    std::vector<int64_t> bytes(g_.buffers().size(), 0);
+    for (uint32_t b = 0; b < g_.buffers().size(); ++b) {
+      std::map<int64_t, int64_t> perInstance;
+      for (const Access& a : owner_[b])
+        if (a.unit >= 0) perInstance[instanceOf(scope_[b], a.unit)] += 4;
+      for (auto [inst, used] : perInstance) bytes[b] = std::max(bytes[b], used);
+    }
+    for (MemoryFinding& f : capacityFindings(g_, bytes)) {
+      Buffer pseudo{f.buffer, f.buffer, {1}, BufferRole::Temp, false};
+      add(f.kind, pseudo, -1, Access{-1, f.firstNode.value}, Access{-1, f.secondNode.value}, std::move(f.message));
     }
   }
 
@@ -257,6 +244,26 @@ class MemoryModelChecker : public AccessObserver {
 };
 
 }  // namespace
+
+std::vector<MemoryFinding> capacityFindings(const Graph& g, const std::vector<int64_t>& instanceBytes) {
+  std::vector<MemoryFinding> out;
+  auto order = topologicalOrder(g);
+  if (!order) return out;
+  auto intervals = bufferLiveIntervals(g, *order);
+  for (const auto& l : g.levels) {
+    if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
+    LivePeak peak = peakLiveBytes(g, intervals, l.name, instanceBytes);
+    if (peak.bytes <= l.capacityBytes) continue;
+    std::string names;
+    for (BufferId b : peak.live) names += (names.empty() ? "'%" : ", '%") + g.buffer(b).name + "'";
+    NodeId at = (*order)[peak.position];
+    out.push_back(MemoryFinding{FindingKind::CapacityOverflow, l.name, -1, -1, -1, at, at,
+                                "level '" + l.name + "' holds " + std::to_string(peak.bytes) + " bytes per " +
+                                    std::string(scopeName(l.scope)) + " at node #" + std::to_string(at.value) + " (live there: " +
+                                    names + "), over its capacity of " + std::to_string(l.capacityBytes) + " bytes"});
+  }
+  return out;
+}
 
 MemoryModelOutput checkMemoryModelWithOutputs(const Graph& g, const TensorMap& inputs) {
   MemoryModelChecker checker(g);

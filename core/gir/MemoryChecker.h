@@ -31,6 +31,11 @@ struct MemoryCheckReport {
 
 std::string_view findingKindName(FindingKind k);
 
+// Capacity of the unit- and block-shared levels, given per buffer the most bytes one scope instance
+// touches: the peak of live bytes over the topological order (Liveness.h), one finding per level over
+// its capacity. Shared by this checker and the symbolic one (SymbolicCheck.h).
+std::vector<MemoryFinding> capacityFindings(const Graph& g, const std::vector<int64_t>& instanceBytes);
+
 // Runs the interpreter on `inputs` with the checker attached.
 Expected<MemoryCheckReport> checkMemoryModel(const Graph& g, const TensorMap& inputs);
 

@@ -44,6 +44,18 @@ TEST_CASE("gir check on the bundled examples", "[cli]") {
   CHECK_THAT(out, Catch::Contains("race:") && Catch::Contains("pmax_s"));
 }
 
+TEST_CASE("gir check --symbolic: verifier and symbolic checker only, the same exit codes", "[cli][symbolic]") {
+  int code = -1;
+  std::string out = runGir("check --symbolic " + test::sourcePath("tests/golden/gir/softmax_block.gir"), code);
+  INFO(out);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("memory model (symbolic): ok"));
+  CHECK_THAT(out, !Catch::Contains("output %"));  // nothing was run
+  out = runGir("check --symbolic " + test::sourcePath("tests/golden/gir/softmax_race.gir"), code);
+  CHECK(code == 1);
+  CHECK_THAT(out, Catch::Contains("race:") && Catch::Contains("pmax_s"));
+}
+
 TEST_CASE("gir convert text -> JSON -> text is exact", "[cli]") {
   int code = -1;
   std::string json = test::binaryPath("tests/relu-roundtrip.json"), text = test::binaryPath("tests/relu-roundtrip.gir");
