@@ -2,8 +2,7 @@
 #include "search/ScaleCheck.h"
 
 #include "core/compute/ReducedInstance.h"
-#include "core/gir/Verifier.h"
-#include "rewrite/SliceAnalysis.h"
+#include "core/gir/SymbolicCheck.h"
 #include "search/lowering/TemplateState.h"
 
 namespace gir::search {
@@ -30,11 +29,13 @@ KernelGroups reducedGroups(const compute::Subgraph& sub, const LoweredPlan& plan
   return kg;
 }
 
-// The full-size graph, decided on its affine forms: cost independent of units and extents.
+// The full-size graph, decided on its affine forms (docs/gir.md, "Symbolic checks"): the verifier
+// and the memory-model checker's races, scopes and capacities, at a cost independent of units and
+// extents.
 std::string symbolicProblem(const Graph& gir) {
-  if (auto st = verifyGraph(gir); !st) return "verify: " + st.error().str();
-  std::string why;
-  if (!fitsCapacities(gir, &why)) return "capacity: " + (why.empty() ? std::string("no schedule fits") : why);
+  auto report = checkMemoryModelSymbolic(gir);
+  if (!report) return "verify: " + report.error().str();
+  if (!report->clean()) return "memory model (symbolic, full size): " + report->str();
   return "";
 }
 

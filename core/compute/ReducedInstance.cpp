@@ -250,9 +250,9 @@ std::string ReducedInstance::summary() const {
 namespace {
 
 // Per family, the factor it is divided by; a member (tensor, axis) that is not its tensor's
-// outermost axis must keep more than `boxLimit` elements from it inwards, so that no unit's box can
-// hold it whole on the reduced instance when none could at full size: a template chosen there then
-// means the same boxes at full size (docs/scale.md).
+// outermost axis and that no box can hold whole at full size (more than `boxLimit` elements from it
+// inwards) must stay so on the reduced instance: a template chosen there then means the same boxes
+// at full size (docs/scale.md; the search also checks each box at full size, TemplateState.h).
 class FactorChoice {
  public:
   FactorChoice(const Graph& g, const std::vector<TensorId>& tensors, AxisFamilies& fam, int64_t boxLimit)
@@ -266,11 +266,13 @@ class FactorChoice {
       const Dims& d = g_.tensor(t).dims;
       int outermost = 0;
       while (outermost + 1 < static_cast<int>(d.size()) && d[outermost] == 1) ++outermost;
-      int64_t inner = 1;
+      int64_t inner = 1, fullInner = 1;
       for (int a = static_cast<int>(d.size()) - 1; a >= 0; --a) {
         int64_t f = factorOf(t, a);
         inner *= d[a] / f;
-        if (f > 1 && a > outermost && inner <= boxLimit_ && !fam_.isBand(fam_.key(t, a))) return false;
+        fullInner *= d[a];
+        bool holdableOnlyReduced = inner <= boxLimit_ && fullInner > boxLimit_;
+        if (f > 1 && a > outermost && holdableOnlyReduced && !fam_.isBand(fam_.key(t, a))) return false;
       }
     }
     return true;

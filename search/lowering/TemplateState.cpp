@@ -66,8 +66,12 @@ Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const
     return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
   if (b && i < fullSize_.size()) {
     int64_t full = 1;
-    for (size_t d = 0; d < b->ext.size() && d < fullSize_[i].size(); ++d)
-      full *= b->ext[d] == s.dims[d] ? b->ext[d] * fullSize_[i][d] : b->ext[d];
+    // A dim is held whole when the box spans it and no split names it (a natural split's unit dims
+    // stay split at full size, even where the reduced extent is one tile).
+    for (size_t d = 0; d < b->ext.size() && d < fullSize_[i].size(); ++d) {
+      bool split = t.kind == OpTemplate::Kind::Natural ? std::count(t.outer.begin(), t.outer.end(), static_cast<int>(d)) > 0 : s.dims[d] == 1;
+      full *= b->ext[d] == s.dims[d] && !split ? b->ext[d] * fullSize_[i][d] : b->ext[d];
+    }
     if (full > budget)
       return makeError("at full size a unit's box would hold " + std::to_string(full) + " elements, over the register budget of " + std::to_string(budget));
   }
