@@ -1,8 +1,15 @@
-// Benchmark (not a test): the GIR planner's search time per model (the template search over every
-// memory-bound subgraph, whole subgraph, with the validation of the chosen plan; no baselines), median of 3, on every
-// full-model scenario and on two synthetic networks sized like ShuffleNetV2 (16 shuffle units) and
-// EfficientNet-B0 (16 MBConv blocks), built directly. Goal: under 1 s per model.
+// Benchmark (not a test): the GIR planner's time and peak memory per model (the template search over
+// every memory-bound subgraph, whole subgraph, with the validation of the chosen plan and, for large
+// subgraphs, the full-size symbolic check; no baselines) on the bundled scenarios, two synthetic
+// networks built directly, the DRAM-scale set (scenarios/scale) and the full models
+// (scenarios/make_models.py, made on first use under the build directory). Each model runs in a
+// child process of its own. Goals (docs/scale.md): a DRAM-scale subgraph under 0.2 s, a full model
+// under 1 s and 1 GB.
 #include <chrono>
+#include <functional>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <climits>
 #include <tuple>
 #include <cstdio>
@@ -14,11 +21,13 @@
 #include "bench/BenchSupport.h"
 #include "core/compute/GraphBuilder.h"
 #include "core/compute/Preprocess.h"
+#include "core/gir/SymbolicCheck.h"
 #include "core/onnx/OnnxImporter.h"
 #include "search/GirSearch.h"
 
 using gir::ElementwiseOp;
 using gir::Expected;
+using gir::Status;
 using gir::HardwareDesc;
 using gir::ReduceOp;
 using gir::loadHardwareByName;
@@ -107,10 +116,45 @@ Graph efficientnetB0() {
 struct Row {
   std::string model;
   size_t subgraphs = 0, ops = 0;
-  int64_t explored = 0, pruned = 0, kernels = 0, bytes = 0, minimal = 0, memoHits = 0;
-  double seconds = 0, searchSeconds = 0, validateSeconds = 0;
+  int64_t explored = 0, pruned = 0, kernels = 0, bytes = 0, minimal = 0, memoHits = 0, reduced = 0;
+  double seconds = 0, searchSeconds = 0, validateSeconds = 0, checkSeconds = 0;
+  long peakKb = 0;
   std::string failure;
 };
+
+double since(std::chrono::steady_clock::time_point start) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+
+// One subgraph as the GIR planner takes it: the search (on the reduced instance when the subgraph
+// is large), and for a large one the full-size symbolic check that the planner adds (docs/scale.md).
+Status planOne(const Graph& g, const Subgraph& sub, const HardwareDesc& hw, search::SearchOptions& options, Row& r, bool verbose) {
+  auto found = search::searchTemplates(g, sub, hw, options);
+  if (!found) return found.takeError();
+  if (!found->stats.reducedInstance.empty()) {
+    ++r.reduced;
+    auto start = std::chrono::steady_clock::now();
+    auto report = gir::checkMemoryModelSymbolic(found->optimized);
+    r.checkSeconds += since(start);
+    if (!report) return report.takeError();
+    if (!report->clean()) return gir::makeError("the full-size plan is not clean: " + report->str());
+  }
+  if (verbose) {
+    std::string choice;
+    for (const auto& t : found->choice) choice += " " + t.str();
+    std::fprintf(stderr, "  %s subgraph of %zu ops: explored %lld, memo %lld, search %.3f s, validate %.3f s, kernels %d, %.2fx minimal;%s%s\n",
+                 r.model.c_str(), sub.ops.size(), static_cast<long long>(found->stats.explored), static_cast<long long>(found->stats.memoHits),
+                 found->stats.seconds, found->stats.validateSeconds, found->cost.kernels,
+                 static_cast<double>(found->cost.dramBytes) / static_cast<double>(std::max<int64_t>(1, sub.minBytes)), choice.c_str(),
+                 found->stats.reducedInstance.empty() ? "" : (" [reduced: " + found->stats.reducedInstance + "]").c_str());
+  }
+  r.explored += found->stats.explored;
+  r.memoHits += found->stats.memoHits;
+  r.searchSeconds += found->stats.seconds;
+  r.validateSeconds += found->stats.validateSeconds;
+  r.pruned = std::min<int64_t>(INT64_MAX / 4, r.pruned + found->stats.pruned);
+  r.kernels += found->cost.kernels;
+  r.bytes += found->cost.dramBytes;
+  return gir::success();
+}
 
 // GIR_BENCH_VERBOSE=1 prints every subgraph's search on stderr (first repeat).
 Row searchModel(const std::string& name, const Graph& g, const HardwareDesc& hw, int repeats) {
@@ -125,40 +169,111 @@ Row searchModel(const std::string& name, const Graph& g, const HardwareDesc& hw,
   r.subgraphs = pre->subgraphs.size();
   std::vector<double> times;
   for (int k = 0; k < repeats; ++k) {
-    r.ops = r.memoHits = r.explored = r.pruned = r.kernels = r.bytes = r.minimal = 0;
-    r.searchSeconds = r.validateSeconds = 0;
+    r.ops = r.memoHits = r.explored = r.pruned = r.kernels = r.bytes = r.minimal = r.reduced = 0;
+    r.searchSeconds = r.validateSeconds = r.checkSeconds = 0;
     auto start = std::chrono::steady_clock::now();
     search::SearchMemo memo;  // as the model planner does: repeated blocks are searched once
     search::SearchOptions options;
     options.memo = &memo;
-    for (const auto& sub : pre->subgraphs) {
+    for (size_t i = 0; i < pre->subgraphs.size(); ++i) {
+      const auto& sub = pre->subgraphs[i];
       r.ops += sub.ops.size();
       r.minimal += sub.minBytes;
-      auto found = search::searchTemplates(g, sub, hw, options);
-      if (!found) {
-        r.failure = found.error().str();
+      if (auto st = planOne(g, sub, hw, options, r, verbose && k == 0); !st) {
+        r.failure = "subgraph " + std::to_string(i) + ": " + st.error().str();
         return r;
       }
-      if (verbose && k == 0) {
-        std::string choice;
-        for (const auto& t : found->choice) choice += " " + t.str();
-        std::fprintf(stderr, "  %s subgraph of %zu ops: explored %lld, memo %lld, search %.3f s, validate %.3f s, kernels %d, %.2fx minimal;%s\n",
-                     name.c_str(), sub.ops.size(), static_cast<long long>(found->stats.explored), static_cast<long long>(found->stats.memoHits),
-                     found->stats.seconds, found->stats.validateSeconds, found->cost.kernels,
-                     static_cast<double>(found->cost.dramBytes) / static_cast<double>(std::max<int64_t>(1, sub.minBytes)), choice.c_str());
-      }
-      r.explored += found->stats.explored;
-      r.memoHits += found->stats.memoHits;
-      r.searchSeconds += found->stats.seconds;
-      r.validateSeconds += found->stats.validateSeconds;
-      r.pruned = std::min<int64_t>(INT64_MAX / 4, r.pruned + found->stats.pruned);
-      r.kernels += found->cost.kernels;
-      r.bytes += found->cost.dramBytes;
     }
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(since(start));
   }
   r.seconds = gir::bench::median(times);
   return r;
+}
+
+// Each model in a child process of its own, so that its peak resident memory is its own.
+Row measured(const std::function<Row()>& run) {
+  int fds[2];
+  if (pipe(fds) != 0) return run();
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    Row r = run();
+    std::string text = r.model + "\t" + std::to_string(r.subgraphs) + "\t" + std::to_string(r.ops) + "\t" + std::to_string(r.explored) + "\t" +
+                       std::to_string(r.pruned) + "\t" + std::to_string(r.kernels) + "\t" + std::to_string(r.bytes) + "\t" +
+                       std::to_string(r.minimal) + "\t" + std::to_string(r.memoHits) + "\t" + std::to_string(r.reduced) + "\t" +
+                       std::to_string(r.seconds) + "\t" + std::to_string(r.searchSeconds) + "\t" + std::to_string(r.validateSeconds) + "\t" +
+                       std::to_string(r.checkSeconds) + "\t" + r.failure;
+    if (write(fds[1], text.data(), text.size()) < 0) _exit(1);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  Row r;
+  std::vector<std::string> f;
+  for (size_t a = 0, b; a <= text.size(); a = b + 1) {
+    b = text.find('\t', a);
+    if (b == std::string::npos) b = text.size();
+    f.push_back(text.substr(a, b - a));
+  }
+  if (f.size() < 15) {
+    r.failure = "the measuring process died (status " + std::to_string(status) + ")";
+    return r;
+  }
+  r.model = f[0];
+  r.subgraphs = std::stoul(f[1]);
+  r.ops = std::stoul(f[2]);
+  r.explored = std::stoll(f[3]);
+  r.pruned = std::stoll(f[4]);
+  r.kernels = std::stoll(f[5]);
+  r.bytes = std::stoll(f[6]);
+  r.minimal = std::stoll(f[7]);
+  r.memoHits = std::stoll(f[8]);
+  r.reduced = std::stoll(f[9]);
+  r.seconds = std::stod(f[10]);
+  r.searchSeconds = std::stod(f[11]);
+  r.validateSeconds = std::stod(f[12]);
+  r.checkSeconds = std::stod(f[13]);
+  r.failure = f[14];
+  r.peakKb = usage.ru_maxrss;
+  return r;
+}
+
+// The full models are 10-60 MB of random weights: made on first use, never committed.
+std::vector<fs::path> fullModels() {
+  fs::path dir = fs::path(GIR_BINARY_DIR) / "models";
+  if (!fs::exists(dir / "gpt2_decode_b8.onnx")) {
+    std::string cmd = "/usr/bin/python3 " + (fs::path(GIR_SOURCE_DIR) / "scenarios" / "make_models.py").string() + " " + dir.string() + " 2>/dev/null";
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not make the full models (%s)\n", cmd.c_str());
+  }
+  std::vector<fs::path> out;
+  for (const char* m : {"shufflenet_v2_x1_0", "efficientnet_b0", "vit_small", "bert_encoder", "gpt2_decode_b1", "gpt2_decode_b8"})
+    if (fs::exists(dir / (std::string(m) + ".onnx"))) out.push_back(dir / (std::string(m) + ".onnx"));
+  return out;
+}
+
+std::vector<fs::path> scaleScenarios() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(fs::path(GIR_SOURCE_DIR) / "scenarios" / "scale"))
+    if (e.path().extension() == ".onnx") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Row importAndSearch(const fs::path& file, const HardwareDesc& hw, int repeats) {
+  auto g = importOnnxFile(file.string());
+  if (!g) {
+    Row r;
+    r.model = file.stem().string();
+    r.failure = g.error().str();
+    return r;
+  }
+  return searchModel(file.stem().string(), *g, hw, repeats);
 }
 
 }  // namespace
@@ -176,29 +291,32 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const char* s : {"transformer_block", "gpt2_decode_attention", "efficientnet", "shufflenet", "bert_bias_residual_layernorm"}) {
     if (!wanted(s)) continue;
-    auto g = importOnnxFile((fs::path(GIR_SOURCE_DIR) / "scenarios" / (std::string(s) + ".onnx")).string());
-    if (!g) {
-      std::fprintf(stderr, "%s\n", g.error().str().c_str());
-      return 2;
-    }
-    rows.push_back(searchModel(s, *g, *hw, 3));
+    fs::path file = fs::path(GIR_SOURCE_DIR) / "scenarios" / (std::string(s) + ".onnx");
+    rows.push_back(measured([&] { return importAndSearch(file, *hw, 3); }));
   }
-  if (wanted("shufflenetv2_sized")) rows.push_back(searchModel("shufflenetv2_sized", shufflenetV2(), *hw, 3));
-  if (wanted("efficientnetb0_sized")) rows.push_back(searchModel("efficientnetb0_sized", efficientnetB0(), *hw, 3));
-  std::printf("GIR planner time per model on %s (median of 3 of the total; whole-subgraph search; search = choosing the templates,\n"
-              "validate = memory model + reference evaluator on the chosen plan, both from the last repeat;\n"
-              "repeats = subgraphs answered by the memo of an identical earlier one)\n", target.c_str());
-  std::printf("%-28s %9s %7s %5s %8s %14s %7s %12s %9s %8s %8s %8s\n", "model", "subgraphs", "repeats", "ops", "explored", "pruned", "kernels", "dram_bytes",
-              "x minimal", "search_s", "valid_s", "total_s");
+  if (wanted("shufflenetv2_sized")) rows.push_back(measured([&] { return searchModel("shufflenetv2_sized", shufflenetV2(), *hw, 3); }));
+  if (wanted("efficientnetb0_sized")) rows.push_back(measured([&] { return searchModel("efficientnetb0_sized", efficientnetB0(), *hw, 3); }));
+  for (const auto& file : scaleScenarios())
+    if (wanted(file.stem().string())) rows.push_back(measured([&] { return importAndSearch(file, *hw, 1); }));
+  for (const auto& file : fullModels())
+    if (wanted(file.stem().string())) rows.push_back(measured([&] { return importAndSearch(file, *hw, 1); }));
+  std::printf("GIR planner time per model on %s (median of 3 for the bundled scenarios, 1 run for the DRAM-scale set and the full models;\n"
+              "whole-subgraph search; search = choosing the templates, validate = memory model + reference evaluator on the chosen plan\n"
+              "(on the reduced instance for large subgraphs), check = the full-size symbolic memory-model check of those;\n"
+              "repeats = subgraphs answered by the memo; reduced = subgraphs searched on a reduced instance; peak = the process's max RSS)\n",
+              target.c_str());
+  std::printf("%-40s %5s %7s %7s %5s %8s %7s %12s %9s %8s %8s %8s %8s %8s\n", "model", "subg", "repeats", "reduced", "ops", "explored", "kernels",
+              "dram_bytes", "x minimal", "search_s", "valid_s", "check_s", "total_s", "peak_MB");
   for (const auto& r : rows) {
     if (!r.failure.empty()) {
-      std::printf("%-28s failed: %s\n", r.model.c_str(), r.failure.c_str());
+      std::printf("%-40s failed: %s\n", r.model.c_str(), r.failure.substr(0, 300).c_str());
       continue;
     }
-    std::printf("%-28s %9zu %7lld %5zu %8lld %14lld %7lld %12lld %9.2f %8.3f %8.3f %8.3f\n", r.model.c_str(), r.subgraphs,
-                static_cast<long long>(r.memoHits), r.ops, static_cast<long long>(r.explored),
-                static_cast<long long>(r.pruned), static_cast<long long>(r.kernels), static_cast<long long>(r.bytes),
-                r.minimal ? static_cast<double>(r.bytes) / static_cast<double>(r.minimal) : 0.0, r.searchSeconds, r.validateSeconds, r.seconds);
+    std::printf("%-40s %5zu %7lld %7lld %5zu %8lld %7lld %12lld %9.2f %8.3f %8.3f %8.3f %8.3f %8.0f\n", r.model.c_str(), r.subgraphs,
+                static_cast<long long>(r.memoHits), static_cast<long long>(r.reduced), r.ops, static_cast<long long>(r.explored),
+                static_cast<long long>(r.kernels), static_cast<long long>(r.bytes),
+                r.minimal ? static_cast<double>(r.bytes) / static_cast<double>(r.minimal) : 0.0, r.searchSeconds, r.validateSeconds,
+                r.checkSeconds, r.seconds, static_cast<double>(r.peakKb) / 1024.0);
   }
   return 0;
 }
