@@ -30,4 +30,11 @@ ValidityReport checkValidity(const Graph& g, const TensorMap& inputs) {
   return r;
 }
 
+bool interpretable(const Graph& g) {
+  int64_t elements = 0;
+  for (const auto& b : g.buffers())
+    if (!b.erased) elements += b.numel();
+  return elements <= kInterpretedElements;
+}
+
 }  // namespace gir

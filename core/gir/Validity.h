@@ -22,4 +22,10 @@ struct ValidityReport {
 
 ValidityReport checkValidity(const Graph& g, const TensorMap& inputs);
 
+// Graphs whose live buffers hold more elements than this are not run by the interpreter in checked
+// mode: the step API checks them symbolically (verifier and memory-model checker on the affine
+// forms, SymbolicCheck.h), at a cost independent of their size (docs/scale.md).
+constexpr int64_t kInterpretedElements = int64_t{1} << 22;
+bool interpretable(const Graph& g);
+
 }  // namespace gir
