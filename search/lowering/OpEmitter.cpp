@@ -20,6 +20,7 @@ class UnitEmitter {
       : ctx_(ctx), op_(op), s_(s), b_(b), boxStrides_(denseStrides(b.ext)) {
     if (splitsReduction(s, b))
       if (auto g = reductionGroups(s, b)) groups_ = std::move(*g);  // TemplateState checked the groups
+    byIndex_ = combinedByIndex(groups_);
   }
 
   // Unit u's programs, one per phase (empty when the unit has no box or nothing to write).
@@ -230,8 +231,9 @@ class UnitEmitter {
     for (auto d : shape) k *= d;
     if (!scratch_) scratch_ = ctx_.scratch(op_.name + "_partials", b_.units() * k);
     p_.node(MovePayload{}, {partial}, {p_.slice(*scratch_, u_ * k, shape, denseStrides(shape))});
-    const ReductionGroup& g = *groups_[u_];
-    if (g.leader() != u_) return;
+    bool byIndex = !byIndex_.empty();
+    if (byIndex ? u_ >= static_cast<int64_t>(byIndex_.size()) : groups_[u_]->leader() != u_) return;
+    const ReductionGroup g = byIndex ? byIndex_[static_cast<size_t>(u_)] : *groups_[u_];
     phases_.push_back(std::move(p_));
     p_ = UnitProgram{};
     std::vector<int64_t> parts{g.count}, strides{g.stride * k};
@@ -241,7 +243,10 @@ class UnitEmitter {
     p_.node(MovePayload{}, {p_.slice(*scratch_, g.first * k, parts, strides)}, {gathered});
     int combined = regSlice("combined", shape);
     p_.node(ReducePayload{fn, {0}}, {gathered}, {combined});
+    int64_t self = u_;
+    u_ = g.leader();  // the result goes where the group's leader's box says
     store(combined, s_.writes[0]);
+    u_ = self;
   }
 
   void contract() {
@@ -336,6 +341,7 @@ class UnitEmitter {
   UnitProgram p_;
   std::vector<UnitProgram> phases_;  // finished phases of the current unit
   std::vector<std::optional<ReductionGroup>> groups_;  // a split reduction's groups, per unit
+  std::vector<ReductionGroup> byIndex_;                 // combinedByIndex: unit g combines byIndex_[g]
   std::optional<BufferId> scratch_;
 };
 

@@ -47,6 +47,14 @@ Expected<std::vector<std::optional<ReductionGroup>>> reductionGroups(const Itera
   return groups;
 }
 
+std::vector<ReductionGroup> combinedByIndex(const std::vector<std::optional<ReductionGroup>>& groups) {
+  std::vector<ReductionGroup> out;
+  for (size_t u = 0; u < groups.size(); ++u)
+    if (groups[u] && groups[u]->leader() == static_cast<int64_t>(u)) out.push_back(*groups[u]);
+  if (out.size() <= kLeaderGroups) out.clear();
+  return out;
+}
+
 std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const IterationSpace& s, int64_t budget) {
   std::vector<int> kept;
   int first = -1;

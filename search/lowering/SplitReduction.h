@@ -33,6 +33,16 @@ bool splitsReduction(const IterationSpace& s, const UnitBoxes& b);
 // dims of every output element exactly or a group's units are not evenly spaced.
 Expected<std::vector<std::optional<ReductionGroup>>> reductionGroups(const IterationSpace& s, const UnitBoxes& b);
 
+// Who combines a group's partials. With few groups each group's leader does, inside its group (a
+// block sync where the group shares a block). With more than kLeaderGroups the leaders would be that
+// many GIR nodes (leaders are no contiguous run of units), so unit g combines the g-th group (in
+// order of first unit): one node over units [0, groups) whatever the size, at the price of a
+// second kernel where a group and its combiner are in different blocks (docs/scale.md).
+constexpr size_t kLeaderGroups = 64;
+// The distinct groups in order of their first unit when unit g combines group g; empty when the
+// leaders combine.
+std::vector<ReductionGroup> combinedByIndex(const std::vector<std::optional<ReductionGroup>>& groups);
+
 // Natural splits that cut the reduction (for rows too long for one unit's registers): the kept
 // dims split as a natural template would, and the first reduced dim in the fewest equal parts
 // whose box fits `budget`.

@@ -103,10 +103,16 @@ Status TemplateState::push(const OpTemplate& t) {
   auto b = boxesFor(i, t);
   if (!b) return opError(g_->op(sub_->ops[i]), "template " + t.str() + ": " + b.error().message);
   for (const auto& w : spaces_[i].writes) placements_[w.tensor] = placementOf(*b, w);
-  if (splitsReduction(spaces_[i], *b)) {  // only each group's leader holds the combined result
+  if (splitsReduction(spaces_[i], *b)) {  // only each group's combiner holds the combined result
     auto groups = reductionGroups(spaces_[i], *b);
     auto& held = placements_[spaces_[i].writes[0].tensor];
-    for (int64_t u = 0; u < b->units(); ++u)
+    auto byIndex = combinedByIndex(*groups);
+    if (!byIndex.empty()) {
+      TensorPlacement combiners(held.size());
+      for (size_t g = 0; g < byIndex.size() && g < held.size(); ++g) combiners[g] = held[static_cast<size_t>(byIndex[g].leader())];
+      held = std::move(combiners);
+    }
+    for (int64_t u = 0; byIndex.empty() && u < b->units(); ++u)
       if ((*groups)[u] && (*groups)[u]->leader() != u) held[u].reset();
   }
   boxes_.push_back(std::move(*b));
