@@ -42,6 +42,33 @@ int64_t boxBudgetFor(const IterationSpace& s, int64_t budget) {
   return light ? budget * 3 / 2 : budget;
 }
 
+int64_t contractionChunk(const IterationSpace& s, const std::vector<int64_t>& ext, int64_t budget) {
+  int64_t k = ext.back(), out = 1;
+  for (size_t d = 0; d + 1 < ext.size(); ++d) out *= ext[d];
+  if (out * k <= budget) return k;
+  // A chunk's three copies (A's and B's pieces, their product) live with the running sum: one more
+  // output part.
+  int64_t chunk = k;
+  while (chunk > 1 && (k % chunk != 0 || out * (chunk + 1) > budget)) --chunk;
+  // More than 64 chunks (a prime K, a wide output part) would be a long chain of tiny nodes: the
+  // box is refused as if unchunked instead.
+  return s.compute == ComputeKind::Contract && k / chunk <= 64 ? chunk : k;
+}
+
+int64_t liveBoxElements(const IterationSpace& s, const std::vector<int64_t>& ext, int64_t budget) {
+  int64_t n = 1;
+  for (auto e : ext) n *= e;
+  if (s.compute == ComputeKind::Contract) {
+    int64_t chunk = contractionChunk(s, ext, budget);
+    return chunk == ext.back() ? n : n / ext.back() * (chunk + 1);
+  }
+  if (s.compute != ComputeKind::Pool) return n;
+  const auto& c = s.conv;
+  int64_t rows = (ext[2] - 1) * c.strides[0] + (s.kH - 1) * c.dilations[0] + 1;
+  int64_t cols = std::max(c.pads[1] + s.inW, (s.dims[3] - 1) * c.strides[1] + (s.kW - 1) * c.dilations[1] + 1);
+  return ext[0] * ext[1] * rows * cols;
+}
+
 Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compute::Subgraph& sub, int64_t maxBoxElements) {
   TemplateState st;
   st.maxBox_ = maxBoxElements;
@@ -62,8 +89,10 @@ Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const
            : t.kind == OpTemplate::Kind::Tiled  ? tiledBoxes(s, t.tile, t.parts)
                                                 : lead(i, t);
   int64_t budget = boxBudgetFor(s, maxBox_);
-  if (b && b->boxNumel() > budget)
-    return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
+  if (b && liveBoxElements(s, b->ext, budget) > budget)
+    return makeError("a unit's box would hold " + std::to_string(liveBoxElements(s, b->ext, budget)) + " elements, over the register budget of " +
+                     std::to_string(budget));
+  if (b) b->chunk = contractionChunk(s, b->ext, budget);
   if (b && splitsReduction(s, *b))
     if (auto groups = reductionGroups(s, *b); !groups) return groups.takeError();
   return b;
