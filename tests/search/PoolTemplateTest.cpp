@@ -55,6 +55,10 @@ TEST_CASE("pooling has an iteration space: output planes in bands of rows, the w
   // ShuffleNetV2's stem plane (56x56 out of 112x112) does not fit cpu-host's registers with its
   // window: bands of rows are offered, each within the budget counted on the window.
   auto hw = valueOrFail(gir::loadHardwareByName("cpu-host"));
+  // Pooling is memory-bound (9 compares per output, 20 bytes moved): it joins the ReLU's subgraph.
+  auto pre = valueOrFail(preprocess(g, hw));
+  REQUIRE(pre.subgraphs.size() == 1);
+  CHECK(pre.subgraphs[0].ops.size() == 2);
   int64_t budget = search::boxElementBudget(hw);
   auto options = search::templateOptions(g, wholeGraph(g), 1, budget);
   REQUIRE_FALSE(options.empty());
