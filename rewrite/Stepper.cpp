@@ -9,6 +9,7 @@
 #include "core/gir/Printer.h"
 #include "core/gir/SymbolicCheck.h"
 #include "core/gir/Validity.h"
+#include "core/gir/Verifier.h"
 
 namespace gir {
 
@@ -23,9 +24,9 @@ Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t
 
 Status verifyOutputs(const Graph& g, const TensorMap& inputs, const TensorMap& reference, const std::string& context) {
   if (!interpretable(g)) {  // too large to run: decided on the affine forms instead
-    auto report = checkMemoryModelSymbolic(g);
-    if (!report) return makeError(context + " left an invalid graph:\n" + report.error().str());
-    if (!report->clean()) return makeError(context + " left an invalid graph:\n" + report->str());
+    if (auto st = verifyGraph(g); !st) return makeError(context + " left an invalid graph:\n" + st.error().str());
+    auto report = checkMemoryModelSymbolic(g);  // an error here is isl's operation budget: inconclusive
+    if (report && !report->clean()) return makeError(context + " left an invalid graph:\n" + report->str());
     return success();
   }
   ValidityReport r = checkValidity(g, inputs);

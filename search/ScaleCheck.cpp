@@ -3,6 +3,7 @@
 
 #include "core/compute/ReducedInstance.h"
 #include "core/gir/SymbolicCheck.h"
+#include "core/gir/Verifier.h"
 #include "search/lowering/TemplateState.h"
 
 namespace gir::search {
@@ -32,9 +33,15 @@ KernelGroups reducedGroups(const compute::Subgraph& sub, const LoweredPlan& plan
 // The full-size graph, decided on its affine forms (docs/gir.md, "Symbolic checks"): the verifier
 // and the memory-model checker's races, scopes and capacities, at a cost independent of units and
 // extents.
-std::string symbolicProblem(const Graph& gir) {
+// `inconclusive` is set when the integer-set library gave up (its operation budget, IslAccess.h):
+// the plan then rests on the verifier and the reduced instance, and says so.
+std::string symbolicProblem(const Graph& gir, std::string& inconclusive) {
+  if (auto st = verifyGraph(gir); !st) return "verify: " + st.error().str();
   auto report = checkMemoryModelSymbolic(gir);
-  if (!report) return "verify: " + report.error().str();
+  if (!report) {
+    inconclusive = report.error().message;
+    return "";
+  }
   if (!report->clean()) return "memory model (symbolic, full size): " + report->str();
   return "";
 }
@@ -44,11 +51,13 @@ std::string symbolicProblem(const Graph& gir) {
 Expected<PlanCheck> checkPlanAtScale(const compute::Graph& g, const compute::Subgraph& sub, const LoweredPlan& plan, const HardwareDesc& hw,
                                      const SearchOptions& options, uint64_t seed) {
   PlanCheck out;
-  out.problem = symbolicProblem(plan.lowered.gir);
+  std::string inconclusive;
+  out.problem = symbolicProblem(plan.lowered.gir, inconclusive);
   if (!out.problem.empty()) return out;
+  std::string symbolic = inconclusive.empty() ? "symbolic at full size" : "verified at full size (the symbolic memory check was inconclusive: " + inconclusive + ")";
   auto reduced = compute::reduceSubgraph(g, sub, boxElementBudget(hw));
   if (!reduced) {
-    out.method = "symbolic at full size only (no reduced instance: " + reduced.error().message + ")";
+    out.method = symbolic + " only (no reduced instance: " + reduced.error().message + ")";
     return out;
   }
   SearchOptions o = options;
@@ -61,7 +70,7 @@ Expected<PlanCheck> checkPlanAtScale(const compute::Graph& g, const compute::Sub
   auto check = checkPlan(reduced->graph, reduced->sub, small->lowered, small->lowered.gir, seed);
   if (!check) return check.takeError();
   PlanCheck r = std::move(*check);
-  r.method = "symbolic at full size; element by element on the reduced instance (" + reduced->summary() + ")";
+  r.method = symbolic + "; element by element on the reduced instance (" + reduced->summary() + ")";
   if (!r.problem.empty()) r.problem = "on the reduced instance (" + reduced->summary() + "): " + r.problem;
   return r;
 }

@@ -35,7 +35,12 @@ std::string islTouches(const MemorySlice& s, UnitDomain d, const std::string& u,
   return "(" + dom + " and exists (" + vars + " :" + bounds.substr(4) + " and " + e + " = " + sum + "))";
 }
 
-IslContext::IslContext() : raw_(isl_ctx_alloc()) { isl_options_set_on_error(raw_, ISL_ON_ERROR_CONTINUE); }
+IslContext::IslContext() : raw_(isl_ctx_alloc()) {
+  isl_options_set_on_error(raw_, ISL_ON_ERROR_CONTINUE);
+  // Integer-set questions can blow up on some quasi-affine forms: past this many isl operations the
+  // check stops with an error (inconclusive) rather than running for minutes (docs/gir.md).
+  isl_ctx_set_max_operations(raw_, kIslMaxOperations);
+}
 
 IslContext::~IslContext() { isl_ctx_free(raw_); }
 

@@ -23,6 +23,8 @@ std::string islTouches(const MemorySlice& s, UnitDomain d, const std::string& u,
 
 // Owns one isl context; isl errors become C++ exceptions (isl/cpp.h), which the callers of
 // islGuarded turn into a Diagnostic, so none crosses core's API.
+constexpr unsigned long kIslMaxOperations = 1'000'000;
+
 class IslContext {
  public:
   IslContext();

@@ -50,7 +50,7 @@ class SpaceBuilder {
       case OpKind::Gemm: return gemm();
       case OpKind::BatchNorm: return batchNorm();
       case OpKind::Conv: return depthwiseConv();
-      case OpKind::Pool: break;
+      case OpKind::Pool: return pool();
     }
     return fail("no GIR template for this op kind (it stays a library call)");
   }
@@ -285,6 +285,30 @@ class SpaceBuilder {
     s_.reads.push_back(access(op_.inputs[0], false, {x[1] * x[2] * x[3], x[2] * x[3], 0, 0}));
     s_.reads.push_back(access(op_.inputs[1], false, {0, w[2] * w[3], 0, 0}));
     if (op_.inputs.size() > 2) s_.reads.push_back(access(op_.inputs[2], false, {0, 1, 0, 0}));
+    s_.writes.push_back(identity(op_.outputs[0], true));
+    return s_;
+  }
+
+  // y[n,c,oh,ow] = max or mean over the taps of x[n, c, oh*s + kh*d - pad, ow*s + kw*d - pad]: the
+  // depthwise convolution's space and window (docs/plans.md), without weights. The output extent
+  // already includes ceil_mode, so the last window may reach past the right and bottom pads.
+  Expected<IterationSpace> pool() {
+    const auto& a = std::get<compute::PoolAttrs>(op_.attrs);
+    const Dims &x = dimsOf(op_.inputs[0]), &out = dimsOf(op_.outputs[0]);
+    if (x.size() != 4 || out.size() != 4 || a.kernel.size() != 2) return fail("only 2-D pooling over NCHW has a GIR template");
+    begin(out);
+    s_.compute = ComputeKind::Pool;
+    s_.whole[3] = true;
+    s_.band[2] = true;
+    s_.conv.strides = a.strides;
+    s_.conv.pads = a.pads;
+    s_.conv.dilations = a.dilations;
+    s_.pool = a;
+    s_.inH = x[2];
+    s_.inW = x[3];
+    s_.kH = a.kernel[0];
+    s_.kW = a.kernel[1];
+    s_.reads.push_back(access(op_.inputs[0], false, {x[1] * x[2] * x[3], x[2] * x[3], 0, 0}));
     s_.writes.push_back(identity(op_.outputs[0], true));
     return s_;
   }

@@ -36,6 +36,7 @@ enum class ComputeKind {
   Contract,     // matmul/gemm: multiply the two broadcast operands, sum over the last dim
   BatchNorm,    // (x - mean) * scale / sqrt(var + eps) + bias, parameters broadcast per channel
   DepthwiseConv,  // per channel plane: zero-padded copy in registers, one multiply-add per tap
+  Pool,           // per channel plane: padded window in registers, one max or add per tap (then the divisor)
 };
 
 struct IterationSpace {
@@ -51,12 +52,13 @@ struct IterationSpace {
   ComputeKind compute = ComputeKind::Copy;
   double alpha = 1, beta = 1;  // gemm: alpha * A.B + beta * C
   double epsilon = 0;          // batch norm
-  compute::ConvAttrs conv;     // depthwise convolution: strides, pads, dilations
+  compute::ConvAttrs conv;     // depthwise convolution and pooling: strides, pads, dilations
+  compute::PoolAttrs pool;     // pooling: the kind and count_include_pad
   int64_t inH = 0, inW = 0, kH = 0, kW = 0;
   int64_t numel() const;
 };
 
-// Fails with the op's name and the reason when the op has no template (convolutions, pooling).
+// Fails with the op's name and the reason when the op has no template (dense convolutions).
 Expected<IterationSpace> iterationSpace(const compute::Graph& g, const compute::Op& op);
 
 // Row-major strides of `dims` (the buffer layout of every computation-graph tensor).

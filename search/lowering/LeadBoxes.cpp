@@ -117,7 +117,8 @@ Expected<UnitBoxes> leadBoxes(const compute::Graph& g, const compute::Subgraph& 
   if (!chain) return chain.takeError();
   auto boxes = naturalBoxes(spaces[consumer], outer, tile);
   if (!boxes) return makeError("the consumer's split: " + boxes.error().message);
-  if (boxes->boxNumel() > boxBudgetFor(spaces[consumer], budget)) return makeError("the consumer's split is over the register budget");
+  int64_t consumerBudget = boxBudgetFor(spaces[consumer], budget);
+  if (liveBoxElements(spaces[consumer], boxes->ext, consumerBudget) > consumerBudget) return makeError("the consumer's split is over the register budget");
   size_t next = consumer;
   for (size_t k = chain->size(); k-- > 0;) {
     size_t op = (*chain)[k];
@@ -130,7 +131,7 @@ Expected<UnitBoxes> leadBoxes(const compute::Graph& g, const compute::Subgraph& 
     auto mine = followBoxes(spaces[op], *w, *placement);
     std::string where = op == producer ? "" : "op '" + g.op(sub.ops[op]).name + "' of the chain: ";
     if (!mine) return makeError(where + mine.error().message);
-    if (mine->boxNumel() > boxBudgetFor(spaces[op], budget))
+    if (liveBoxElements(spaces[op], mine->ext, boxBudgetFor(spaces[op], budget)) > boxBudgetFor(spaces[op], budget))
       return makeError(where + "a unit's box would hold " + std::to_string(mine->boxNumel()) + " elements, over the register budget");
     if (auto st = coversOnce(spaces[op], *mine); !st) return makeError(where + st.error().message);
     mine->description = "lead";

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 
 namespace gir::search {
@@ -37,12 +38,13 @@ class UnitEmitter {
       case ComputeKind::Contract: contract(); break;
       case ComputeKind::BatchNorm: batchNorm(); break;
       case ComputeKind::DepthwiseConv: depthwiseConv(); break;
+      case ComputeKind::Pool: pool(); break;
     }
     phases_.push_back(std::move(p_));
     return std::move(phases_);
   }
   static size_t phases(const IterationSpace& s, const UnitBoxes& b) {
-    return s.compute == ComputeKind::DepthwiseConv || splitsReduction(s, b) || b.staged ? 2 : 1;
+    return s.compute == ComputeKind::DepthwiseConv || s.compute == ComputeKind::Pool || splitsReduction(s, b) || b.staged ? 2 : 1;
   }
 
  private:
@@ -249,11 +251,12 @@ class UnitEmitter {
     u_ = self;
   }
 
+  // A contraction multiplies its box's K in chunks when the whole K does not fit the registers
+  // (contractionChunk): each chunk's operands loaded and broadcast, multiplied, summed over the
+  // chunk, and added to the output part, so the chunks' buffers live one after the other.
   void contract() {
-    int a = loadAs(0, all()), b = loadAs(1, all());
-    int prod = binary(ElementwiseOp::Mul, a, b, "prod", all());
-    int acc = regSlice("acc", extOver(kept()));
-    p_.node(ReducePayload{ReduceOp::Sum, reducedAxes()}, {prod}, {acc});
+    int64_t k = b_.ext.back(), chunk = b_.chunk > 0 ? b_.chunk : k;
+    int acc = chunk == k ? wholeK() : chunkedK(chunk);
     if (s_.alpha != 1) acc = withImmediate(ElementwiseOp::Mul, acc, s_.alpha, "scaled", kept());
     if (s_.beta != 0 && s_.reads.size() > 2) {
       int c = loadAs(2, kept());
@@ -261,6 +264,52 @@ class UnitEmitter {
       acc = binary(ElementwiseOp::Add, acc, c, "sum", kept());
     }
     store(acc, s_.writes[0]);
+  }
+  int wholeK() {
+    int a = loadAs(0, all()), b = loadAs(1, all());
+    int prod = binary(ElementwiseOp::Mul, a, b, "prod", all());
+    int acc = regSlice("acc", extOver(kept()));
+    p_.node(ReducePayload{ReduceOp::Sum, reducedAxes()}, {prod}, {acc});
+    return acc;
+  }
+  int chunkedK(int64_t chunk) {
+    std::vector<int64_t> ext = b_.ext;
+    ext.back() = chunk;
+    std::optional<int> acc;
+    for (int64_t k0 = 0; k0 < b_.ext.back(); k0 += chunk) {
+      std::string tag = "_k" + std::to_string(k0 / chunk);
+      int a = loadChunk(0, k0, ext, "in0" + tag), b = loadChunk(1, k0, ext, "in1" + tag);
+      int prod = regSlice("prod" + tag, ext);
+      p_.node(ElementwisePayload{ElementwiseOp::Mul, {{0, 0}, {1, 0}}}, {a, b}, {prod});
+      int part = regSlice("part" + tag, extOver(kept()));
+      p_.node(ReducePayload{ReduceOp::Sum, reducedAxes()}, {prod}, {part});
+      acc = acc ? binary(ElementwiseOp::Add, *acc, part, "acc" + tag, kept()) : part;
+    }
+    return *acc;
+  }
+  // Operand r over the box with K cut to [k0, k0 + ext.back()), broadcast like loadAs (a
+  // contraction's accesses cover the whole space: no region to clip).
+  int loadChunk(size_t r, int64_t k0, const std::vector<int64_t>& ext, const std::string& role) {
+    const TensorAccess& a = s_.reads[r];
+    std::vector<int64_t> lo = *b_.lo[u_], compact, shape, strides;
+    lo.back() += k0;
+    std::vector<int> axes;
+    for (size_t d = 0; d < ext.size(); ++d) {
+      if (a.coeff[d] != 0) {
+        shape.push_back(ext[d]);
+        strides.push_back(a.coeff[d]);
+      }
+      if (a.coeff[d] != 0 || ext[d] == 1) compact.push_back(ext[d]);
+      else axes.push_back(static_cast<int>(d));
+    }
+    auto dram = canonicalSlice(a.offsetAt(lo), shape, strides);
+    if (dram.shape.empty()) dram.shape = dram.strides = {1};
+    int c = regSlice(axes.empty() ? role : role + "c", compact);
+    p_.node(MovePayload{}, {p_.slice(ctx_.dramBuffer(a.tensor), dram.offset, dram.shape, dram.strides)}, {c});
+    if (axes.empty()) return c;
+    int f = regSlice(role, ext);
+    p_.node(BroadcastPayload{axes}, {c}, {f});
+    return f;
   }
 
   void batchNorm() {
@@ -273,37 +322,55 @@ class UnitEmitter {
   }
 
   // The unit's band of output rows needs a window of input rows (the band's rows times the stride,
-  // plus the kernel's halo), zero-padded in registers: the rows and columns of the window outside
-  // the input are written with zeros and the rest is loaded, so no element is written twice; each
-  // tap then reads a strided view of the window.
-  void depthwiseConv() {
+  // plus the kernel's halo), padded in registers: the rows and columns of the window outside the
+  // input are written with `fill` and the rest is loaded, so no element is written twice; each tap
+  // then reads a strided view of the window. `wp` columns: the left pad, the input, the right pad.
+  struct Window {
+    int slice = -1;
+    int64_t rows = 0, cols = 0;
+  };
+  Window window(int64_t wp, double fill) {
     const auto& lo = *b_.lo[u_];
-    int64_t en = b_.ext[0], ec = b_.ext[1], oh = b_.ext[2], ow = b_.ext[3];
+    int64_t en = b_.ext[0], ec = b_.ext[1], oh = b_.ext[2];
     const auto& c = s_.conv;
-    int64_t pt = c.pads[0], pl = c.pads[1], wp = s_.inW + c.pads[1] + c.pads[3];
+    int64_t pt = c.pads[0], pl = c.pads[1];
     int64_t hw = (oh - 1) * c.strides[0] + (s_.kH - 1) * c.dilations[0] + 1;  // window rows
     int64_t top = lo[2] * c.strides[0] - pt;                                    // input row of window row 0
     int64_t first = std::max<int64_t>(0, top), last = std::min<int64_t>(s_.inH, top + hw);  // input rows inside
     int padded = regSlice("padded", {en, ec, hw, wp});
     const SliceSpec base = p_.slices[padded];
     std::vector<int64_t> pstr{ec * hw * wp, hw * wp, wp, 1};
-    auto view = [&](int64_t off, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-      return p_.slice(base.buffer, base.offset + off, std::move(shape), std::move(strides));
-    };
-    auto zero = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
-      if (rows > 0 && cols > 0) p_.node(ElementwisePayload{ElementwiseOp::Copy, {{-1, 0}}}, {}, {view(row * wp + col, {en, ec, rows, cols}, pstr)});
+    auto view = [&](int64_t off, std::vector<int64_t> shape) { return p_.slice(base.buffer, base.offset + off, std::move(shape), pstr); };
+    auto pad = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+      if (rows > 0 && cols > 0) p_.node(ElementwisePayload{ElementwiseOp::Copy, {{-1, fill}}}, {}, {view(row * wp + col, {en, ec, rows, cols})});
     };
     int64_t inside = std::max<int64_t>(0, last - first), at = first - top;  // window row of input row `first`
-    zero(0, at, 0, wp);
-    zero(at + inside, hw - at - inside, 0, wp);
-    zero(at, inside, 0, pl);
-    zero(at, inside, pl + s_.inW, wp - pl - s_.inW);
+    pad(0, at, 0, wp);
+    pad(at + inside, hw - at - inside, 0, wp);
+    pad(at, inside, 0, pl);
+    pad(at, inside, pl + s_.inW, wp - pl - s_.inW);
     int64_t planes = s_.inH * s_.inW;
     if (inside > 0) {
       int x = p_.slice(ctx_.dramBuffer(s_.reads[0].tensor), (lo[0] * s_.dims[1] + lo[1]) * planes + first * s_.inW, {en, ec, inside, s_.inW},
                        {s_.dims[1] * planes, planes, s_.inW, 1});
-      p_.node(MovePayload{}, {x}, {view(at * wp + pl, {en, ec, inside, s_.inW}, pstr)});
+      p_.node(MovePayload{}, {x}, {view(at * wp + pl, {en, ec, inside, s_.inW})});
     }
+    return Window{padded, hw, wp};
+  }
+  // Tap (kh, kw) of the window: the output box's shape, a strided view of the window's buffer.
+  int tapView(const SliceSpec& base, const Window& w, int64_t kh, int64_t kw) {
+    const auto& c = s_.conv;
+    int64_t ec = b_.ext[1], hw = w.rows, wp = w.cols;
+    return p_.slice(base.buffer, base.offset + kh * c.dilations[0] * wp + kw * c.dilations[1], b_.ext,
+                    {ec * hw * wp, hw * wp, c.strides[0] * wp, c.strides[1]});
+  }
+
+  void depthwiseConv() {
+    const auto& lo = *b_.lo[u_];
+    int64_t en = b_.ext[0], ec = b_.ext[1], oh = b_.ext[2], ow = b_.ext[3];
+    const auto& c = s_.conv;
+    Window win = window(s_.inW + c.pads[1] + c.pads[3], 0.0);
+    const SliceSpec base = p_.slices[win.slice];
     phases_.push_back(std::move(p_));  // the window is ready; the taps are the same for every band
     p_ = UnitProgram{};
     int64_t taps = s_.kH * s_.kW;
@@ -321,13 +388,80 @@ class UnitEmitter {
     for (int64_t kh = 0; kh < s_.kH; ++kh)
       for (int64_t kw = 0; kw < s_.kW; ++kw) {
         std::string tap = std::to_string(kh) + "_" + std::to_string(kw);
-        int in = view(kh * c.dilations[0] * wp + kw * c.dilations[1], outShape, {ec * hw * wp, hw * wp, c.strides[0] * wp, c.strides[1]});
+        int in = tapView(base, win, kh, kw);
         int wt = p_.slice(wbase.buffer, wbase.offset + kh * s_.kW + kw, {ec}, {taps});
         int wb = regSlice("w" + tap, outShape);
         p_.node(BroadcastPayload{{0, 2, 3}}, {wt}, {wb});
         int prod = binary(ElementwiseOp::Mul, in, wb, "t" + tap, all());
         acc = acc ? binary(ElementwiseOp::Add, *acc, prod, "acc" + tap, all()) : prod;
       }
+    store(*acc, s_.writes[0]);
+  }
+
+  // Taps of an average pool that count at output row (or column) `o` along one axis: the positions
+  // inside the input, or with count_include_pad inside the padded extent (never past it), as the
+  // reference evaluator counts them (ReferenceLibraryOps.cpp). Rows times columns is the divisor.
+  int64_t counted(int axis, int64_t o) const {
+    const auto& c = s_.conv;
+    int64_t in = axis == 0 ? s_.inH : s_.inW, k = axis == 0 ? s_.kH : s_.kW, n = 0;
+    for (int64_t t = 0; t < k; ++t) {
+      int64_t i = o * c.strides[axis] - c.pads[axis] + t * c.dilations[axis];
+      n += s_.pool.countIncludePad ? i < in + c.pads[axis + 2] : (i >= 0 && i < in);
+    }
+    return n;
+  }
+  bool uniformDivisor() const {
+    for (int axis = 0; axis < 2; ++axis)
+      for (int64_t o = 0; o < s_.dims[2 + axis]; ++o)
+        if (counted(axis, o) != counted(axis, 0)) return false;
+    return true;
+  }
+  // 1 / counted along `axis` for the box's rows or columns, one immediate per run of equal values.
+  int reciprocals(int axis, const std::string& role) {
+    int64_t from = (*b_.lo[u_])[2 + axis], n = b_.ext[2 + axis];
+    int v = regSlice(role, {n});
+    const SliceSpec base = p_.slices[v];
+    for (int64_t o = 0, run = 0; o < n; o = run) {
+      for (run = o + 1; run < n && counted(axis, from + run) == counted(axis, from + o);) ++run;
+      double r = 1.0 / static_cast<double>(std::max<int64_t>(1, counted(axis, from + o)));
+      p_.node(ElementwisePayload{ElementwiseOp::Copy, {{-1, r}}}, {}, {p_.slice(base.buffer, base.offset + o, {run - o}, {1})});
+    }
+    return v;
+  }
+
+  // Max and average pooling: the depthwise convolution's window without weights. Max pads with the
+  // lowest float (ONNX MaxPool ignores pads: a padded tap never wins while one tap is inside, as in
+  // every window a valid pooling has); average pads with zeros and multiplies the sum by one
+  // reciprocal, or by per-row times per-column reciprocals where windows at the edges count fewer
+  // taps (count_include_pad = 0, or ceil_mode reaching past the pads).
+  void pool() {
+    const auto& c = s_.conv;
+    bool max = s_.pool.kind == compute::PoolKind::Max;
+    int64_t reach = (s_.dims[3] - 1) * c.strides[1] + (s_.kW - 1) * c.dilations[1] + 1;  // columns the taps reach
+    Window win = window(std::max(c.pads[1] + s_.inW, reach), max ? static_cast<double>(std::numeric_limits<float>::lowest()) : 0.0);
+    const SliceSpec base = p_.slices[win.slice];
+    bool uniform = max || uniformDivisor();
+    std::optional<SliceSpec> rows, cols;
+    if (!uniform) {
+      rows = p_.slices[reciprocals(0, "rowdiv")];
+      cols = p_.slices[reciprocals(1, "coldiv")];
+    }
+    phases_.push_back(std::move(p_));  // the window is ready; the taps are the same for every band
+    p_ = UnitProgram{};
+    std::optional<int> acc;
+    for (int64_t kh = 0; kh < s_.kH; ++kh)
+      for (int64_t kw = 0; kw < s_.kW; ++kw) {
+        int in = tapView(base, win, kh, kw);
+        std::string tap = std::to_string(kh) + "_" + std::to_string(kw);
+        acc = acc ? binary(max ? ElementwiseOp::Max : ElementwiseOp::Add, *acc, in, "acc" + tap, all()) : in;
+      }
+    if (!max && uniform) acc = withImmediate(ElementwiseOp::Mul, *acc, 1.0 / static_cast<double>(counted(0, 0) * counted(1, 0)), "mean", all());
+    if (!uniform) {
+      int rb = regSlice("rowdivb", b_.ext), cb = regSlice("coldivb", b_.ext);
+      p_.node(BroadcastPayload{{0, 1, 3}}, {p_.slice(rows->buffer, rows->offset, {b_.ext[2]}, {1})}, {rb});
+      p_.node(BroadcastPayload{{0, 1, 2}}, {p_.slice(cols->buffer, cols->offset, {b_.ext[3]}, {1})}, {cb});
+      acc = binary(ElementwiseOp::Mul, binary(ElementwiseOp::Mul, *acc, rb, "rowmean", all()), cb, "mean", all());
+    }
     store(*acc, s_.writes[0]);
   }
 

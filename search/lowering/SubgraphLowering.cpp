@@ -157,9 +157,24 @@ std::vector<int64_t> widestTiles(int64_t last, int64_t widest) {
   return out;
 }
 
-// Natural splits over the prefixes of `order` at least `minDims` long, widest first.
-void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements, int64_t unitLimit,
-                       bool widest, std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
+// How natural splits are offered: the unit limit, a contraction's K in chunks, and the widest
+// boxes only (a reduced instance, docs/scale.md).
+struct NaturalMode {
+  int64_t unitLimit;
+  bool chunks;
+  bool widest;
+};
+
+// Natural splits over the prefixes of `order` at least `minDims` long, widest first; a contraction's
+// box may take its K in chunks when `chunks` is set, else its whole K must fit the budget.
+void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, size_t minDims, int64_t maxBoxElements, NaturalMode mode,
+                       std::set<std::pair<int64_t, std::vector<int64_t>>>& seen, std::vector<OpTemplate>& out) {
+  int64_t budget = boxBudgetFor(s, maxBoxElements), unitLimit = mode.unitLimit;
+  auto fits = [&](const std::vector<int64_t>& ext) {
+    int64_t whole = 1;
+    for (auto e : ext) whole *= e;
+    return (mode.chunks || s.compute != ComputeKind::Contract ? liveBoxElements(s, ext, budget) : whole) <= budget;
+  };
   for (size_t k = order.size(); k >= std::max<size_t>(minDims, 1); --k) {
     std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
     // Tiles of the last unit dim: none, two widths for tiny boxes, and one more: under the preferred
@@ -171,15 +186,17 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
       for (int64_t t = 1; t <= last && !bounding; ++t)
         if (last % t == 0 && above * (last / t) <= unitLimit) bounding = t;
     } else if (auto one = naturalBoxes(s, outer, 1)) {
-      int64_t budget = boxBudgetFor(s, maxBoxElements);
-      for (int64_t t = last; t >= 1 && !bounding; --t)
-        if (last % t == 0 && one->boxNumel() * t <= budget) bounding = t;
+      std::vector<int64_t> ext = one->ext;
+      for (int64_t t = last; t >= 1 && !bounding; --t) {
+        ext[outer.back()] = t;
+        if (last % t == 0 && fits(ext)) bounding = t;
+      }
     }
     std::vector<int64_t> tiles{1, 4, 16, bounding};
-    if (widest) tiles = widestTiles(last, bounding);
+    if (mode.widest) tiles = widestTiles(last, bounding);
     for (int64_t tile : tiles) {
       auto b = naturalBoxes(s, outer, tile);
-      if (!b || b->boxNumel() > boxBudgetFor(s, maxBoxElements) || b->units() > unitLimit) continue;
+      if (!b || !fits(b->ext) || b->units() > unitLimit) continue;
       if (tile < 1 || (tile > 1 && tile != bounding && b->boxNumel() > 256)) continue;  // width tiles only for tiny boxes
       if (b->boxNumel() < kMinBoxElements && s.numel() >= kMinBoxElements * 64) continue;
       if (!seen.insert({b->units(), b->ext}).second) continue;
@@ -196,16 +213,20 @@ std::vector<OpTemplate> naturalOptions(const IterationSpace& s, int64_t maxBoxEl
     if (s.reduced[d] || s.whole[d]) continue;
     (s.band[d] ? bands : order).push_back(static_cast<int>(d));
   }
-  for (int64_t unitLimit : {kPreferredUnits, kMaxUnits}) {
-    if (widest && unitLimit == kPreferredUnits) continue;
-    std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-    addNaturalOptions(s, order, 1, maxBoxElements, unitLimit, widest, seen, out);
+  // A contraction's K is taken in chunks only where no whole-K split keeps within the preferred
+  // unit count, and then whole-K splits with more units stay on offer beside them: chunks round
+  // each partial sum to float, which at K = 768 can cost the reference check on its own.
+  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
+  for (auto [unitLimit, chunks] : {std::pair{kPreferredUnits, false}, {kPreferredUnits, true}, {kMaxUnits, false}, {kMaxUnits, true}}) {
+    if ((chunks && s.compute != ComputeKind::Contract) || (widest && unitLimit == kPreferredUnits)) continue;
+    NaturalMode mode{unitLimit, chunks, widest};
+    addNaturalOptions(s, order, 1, maxBoxElements, mode, seen, out);
     if (!bands.empty()) {
       std::vector<int> banded = bands;
       banded.insert(banded.end(), order.begin(), order.end());
-      addNaturalOptions(s, banded, bands.size(), maxBoxElements, unitLimit, widest, seen, out);
+      addNaturalOptions(s, banded, bands.size(), maxBoxElements, mode, seen, out);
     }
-    if (!out.empty()) break;
+    if (!out.empty() && !(chunks && unitLimit == kPreferredUnits)) break;
   }
   return out;
 }

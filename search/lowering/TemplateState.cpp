@@ -42,6 +42,33 @@ int64_t boxBudgetFor(const IterationSpace& s, int64_t budget) {
   return light ? budget * 3 / 2 : budget;
 }
 
+int64_t contractionChunk(const IterationSpace& s, const std::vector<int64_t>& ext, int64_t budget) {
+  int64_t k = ext.back(), out = 1;
+  for (size_t d = 0; d + 1 < ext.size(); ++d) out *= ext[d];
+  if (out * k <= budget) return k;
+  // A chunk's three copies (A's and B's pieces, their product) live with the running sum: one more
+  // output part.
+  int64_t chunk = k;
+  while (chunk > 1 && (k % chunk != 0 || out * (chunk + 1) > budget)) --chunk;
+  // More than 64 chunks (a prime K, a wide output part) would be a long chain of tiny nodes: the
+  // box is refused as if unchunked instead.
+  return s.compute == ComputeKind::Contract && k / chunk <= 64 ? chunk : k;
+}
+
+int64_t liveBoxElements(const IterationSpace& s, const std::vector<int64_t>& ext, int64_t budget) {
+  int64_t n = 1;
+  for (auto e : ext) n *= e;
+  if (s.compute == ComputeKind::Contract) {
+    int64_t chunk = contractionChunk(s, ext, budget);
+    return chunk == ext.back() ? n : n / ext.back() * (chunk + 1);
+  }
+  if (s.compute != ComputeKind::Pool) return n;
+  const auto& c = s.conv;
+  int64_t rows = (ext[2] - 1) * c.strides[0] + (s.kH - 1) * c.dilations[0] + 1;
+  int64_t cols = std::max(c.pads[1] + s.inW, (s.dims[3] - 1) * c.strides[1] + (s.kW - 1) * c.dilations[1] + 1);
+  return ext[0] * ext[1] * rows * cols;
+}
+
 Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compute::Subgraph& sub, int64_t maxBoxElements) {
   TemplateState st;
   st.maxBox_ = maxBoxElements;
@@ -62,19 +89,22 @@ Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const
            : t.kind == OpTemplate::Kind::Tiled  ? tiledBoxes(s, t.tile, t.parts)
                                                 : lead(i, t);
   int64_t budget = boxBudgetFor(s, maxBox_);
-  if (b && b->boxNumel() > budget)
-    return makeError("a unit's box would hold " + std::to_string(b->boxNumel()) + " elements, over the register budget of " + std::to_string(budget));
+  if (b && liveBoxElements(s, b->ext, budget) > budget)
+    return makeError("a unit's box would hold " + std::to_string(liveBoxElements(s, b->ext, budget)) + " elements, over the register budget of " +
+                     std::to_string(budget));
   if (b && i < fullSize_.size()) {
-    int64_t full = 1;
     // A dim is held whole when the box spans it and no split names it (a natural split's unit dims
     // stay split at full size, even where the reduced extent is one tile).
+    std::vector<int64_t> full = b->ext;
     for (size_t d = 0; d < b->ext.size() && d < fullSize_[i].size(); ++d) {
       bool split = t.kind == OpTemplate::Kind::Natural ? std::count(t.outer.begin(), t.outer.end(), static_cast<int>(d)) > 0 : s.dims[d] == 1;
-      full *= b->ext[d] == s.dims[d] && !split ? b->ext[d] * fullSize_[i][d] : b->ext[d];
+      if (b->ext[d] == s.dims[d] && !split) full[d] *= fullSize_[i][d];
     }
-    if (full > budget)
-      return makeError("at full size a unit's box would hold " + std::to_string(full) + " elements, over the register budget of " + std::to_string(budget));
+    int64_t live = liveBoxElements(s, full, budget);
+    if (live > budget)
+      return makeError("at full size a unit's box would hold " + std::to_string(live) + " elements, over the register budget of " + std::to_string(budget));
   }
+  if (b) b->chunk = contractionChunk(s, b->ext, budget);
   if (b && splitsReduction(s, *b))
     if (auto groups = reductionGroups(s, *b); !groups) return groups.takeError();
   return b;

@@ -80,5 +80,14 @@ int64_t boxElementBudget(const HardwareDesc& hw);
 // The budget for one op's box: copies and reductions keep the box and a much smaller result (two
 // copies' worth), so their boxes may be half as large again as an elementwise op's.
 int64_t boxBudgetFor(const IterationSpace& s, int64_t budget);
+// The K elements a contraction's unit multiplies at once for a box of extent `ext`: all of them
+// when the box fits `budget` (boxBudgetFor), else the largest divisor of K whose chunk (the box's
+// output part times the chunk, plus the running sum) fits; the emitter accumulates the chunks
+// (docs/plans.md).
+int64_t contractionChunk(const IterationSpace& s, const std::vector<int64_t>& ext, int64_t budget);
+// The elements a unit holds at once in registers for a box of extent `ext`, the quantity checked
+// against boxBudgetFor: the box itself, except a contraction's (its output part times one chunk
+// of K) and a pool's (its window of input rows, up to the stride squared times larger).
+int64_t liveBoxElements(const IterationSpace& s, const std::vector<int64_t>& ext, int64_t budget);
 
 }  // namespace gir::search

@@ -41,6 +41,8 @@ struct UnitBoxes {
   // Set when the op is staged through a tile: the boxes above are where units store the output
   // (indexed by destination); each unit loads the source strip sourceStrip() names.
   std::optional<TileStaging> staged;
+  // A contraction's K per chunk (contractionChunk); 0 or the whole K: one chunk.
+  int64_t chunk = 0;
   int64_t units() const { return static_cast<int64_t>(lo.size()); }
   int64_t boxNumel() const;
 };

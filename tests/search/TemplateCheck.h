@@ -68,4 +68,42 @@ inline std::pair<search::LoweredSubgraph, Graph> checkLoweredAndOptimized(const 
   return opt;
 }
 
+// Every template each op offers, the other ops taking the first template that applies after it
+// (small graphs only), each lowered, checked, optimized, checked. Returns how many were lowered.
+inline int checkAllTemplates(const compute::Graph& g, const HardwareDesc& hw) {
+  compute::Subgraph sub = wholeGraph(g);
+  int64_t budget = search::boxElementBudget(hw);
+  std::vector<std::vector<search::OpTemplate>> options;
+  for (size_t i = 0; i < sub.ops.size(); ++i) options.push_back(search::templateOptions(g, sub, i, budget));
+  int lowered = 0;
+  for (size_t i = 0; i < options.size(); ++i)
+    for (const auto& t : options[i]) {
+      auto state = valueOrFail(search::TemplateState::make(g, sub, budget));
+      bool ok = true;
+      for (size_t j = 0; j < options.size() && ok; ++j) {
+        if (j == i) { ok = static_cast<bool>(state.push(t)); continue; }
+        ok = false;
+        for (const auto& o : options[j])
+          if (state.push(o)) { ok = true; break; }
+      }
+      if (!ok || !search::lowerSubgraph(g, sub, hw, state.choice())) continue;  // a follow that does not apply to this choice
+      ++lowered;
+      checkLoweredAndOptimized(g, sub, hw, state.choice());
+    }
+  CHECK(lowered > 0);
+  return lowered;
+}
+inline int checkAllTemplates(const compute::Graph& g, const std::string& target = "nvidia-h100") {
+  return checkAllTemplates(g, valueOrFail(loadHardwareByName(target)));
+}
+
+// `target` with its unit-scope level cut to `bytes`: a register budget (boxElementBudget) small
+// enough that tiny test shapes need bands, chunks and cuts.
+inline HardwareDesc smallRegisters(const std::string& target, int64_t bytes) {
+  HardwareDesc hw = valueOrFail(loadHardwareByName(target));
+  for (auto& l : hw.levels)
+    if (l.scope == Scope::Unit) l.capacityBytes = bytes;
+  return hw;
+}
+
 }  // namespace gir::test

@@ -25,33 +25,7 @@ using namespace gir::compute;
 
 namespace {
 
-// Every combination of offered templates (small graphs only), each lowered, checked, optimized, checked.
-void checkAllTemplates(const Graph& g, const std::string& target = "nvidia-h100") {
-  auto hw = valueOrFail(loadHardwareByName(target));
-  Subgraph sub = wholeGraph(g);
-  std::vector<std::vector<search::OpTemplate>> options;
-  for (size_t i = 0; i < sub.ops.size(); ++i) options.push_back(search::templateOptions(g, sub, i, search::boxElementBudget(hw)));
-  int lowered = 0;
-  // Each template of each op, the other ops taking the first template that applies after it.
-  auto tryChoice = [&](const std::vector<search::OpTemplate>& choice) {
-    if (!search::lowerSubgraph(g, sub, hw, choice)) return;  // a follow that does not apply to this choice
-    ++lowered;
-    gir::test::checkLoweredAndOptimized(g, sub, hw, choice);
-  };
-  for (size_t i = 0; i < options.size(); ++i)
-    for (const auto& t : options[i]) {
-      auto state = valueOrFail(search::TemplateState::make(g, sub, search::boxElementBudget(hw)));
-      bool ok = true;
-      for (size_t j = 0; j < options.size() && ok; ++j) {
-        if (j == i) { ok = static_cast<bool>(state.push(t)); continue; }
-        ok = false;
-        for (const auto& o : options[j])
-          if (state.push(o)) { ok = true; break; }
-      }
-      if (ok) tryChoice(state.choice());
-    }
-  CHECK(lowered > 0);
-}
+using gir::test::checkAllTemplates;
 
 }  // namespace
 
