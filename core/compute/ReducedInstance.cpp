@@ -272,6 +272,9 @@ class FactorChoice {
         inner *= d[a] / f;
         fullInner *= d[a];
         bool holdableOnlyReduced = inner <= boxLimit_ && fullInner > boxLimit_;
+        // The innermost axis is inside every box (tiles of it at most): a shorter one would let
+        // the reduced search tile it differently from what fits at full size.
+        if (f > 1 && a + 1 == static_cast<int>(d.size()) && d[a] > 1) return false;
         if (f > 1 && a > outermost && holdableOnlyReduced && !fam_.isBand(fam_.key(t, a))) return false;
       }
     }
