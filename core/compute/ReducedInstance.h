@@ -39,7 +39,8 @@ int64_t subgraphElements(const Graph& g, const Subgraph& sub);
 // Divides every axis family that can shrink without changing what a template means (not reduced,
 // concatenated, split, sliced, convolved or pooled over, not inside a reshape's regrouping), until
 // the subgraph holds about `targetElements`; a family keeps at least 16 (then 4, 2, 1) of its
-// extent where it can. An axis that a unit's box (at most `maxBoxElements`, with room for the
+// extent where it can. A tensor's innermost axis never shrinks (every box holds it or tiles of it).
+// An axis that a unit's box (at most `maxBoxElements`, with room for the
 // larger budget of copies and reductions) cannot hold whole at full size stays too large to hold
 // whole. Fails, with the reason, when no family can shrink.
 Expected<ReducedInstance> reduceSubgraph(const Graph& g, const Subgraph& sub, int64_t maxBoxElements,
