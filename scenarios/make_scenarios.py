@@ -85,9 +85,10 @@ def layernorm():
     save("layernorm", nodes, [f32("x", [64, 768])], [f32("y", [64, 768])], inits)
 
 
-def rmsnorm():
+def rmsnorm_nodes():
+    """LLaMA-style RMSNorm of x into y, as exporters write it; reads two, eps and gamma."""
     n = helper.make_node
-    nodes = [
+    return [
         n("Pow", ["x", "two"], ["sq"], name="square"),
         n("ReduceMean", ["sq"], ["ms"], name="mean_square", axes=[-1], keepdims=1),
         n("Add", ["ms", "eps"], ["mse"], name="add_eps"),
@@ -95,6 +96,10 @@ def rmsnorm():
         n("Div", ["x", "rms"], ["xn"], name="normalize"),
         n("Mul", ["xn", "gamma"], ["y"], name="scale"),
     ]
+
+
+def rmsnorm():
+    nodes = rmsnorm_nodes()
     inits = [scalar("two", 2.0), scalar("eps", 1e-6), weight("gamma", [768], 1.0)]
     save("rmsnorm", nodes, [f32("x", [64, 768])], [f32("y", [64, 768])], inits)
 
@@ -205,6 +210,8 @@ saved_out = OUT
 
 
 def scale_set():
+    global rng
+    rng = np.random.default_rng(20261124)  # its own seed: `--scale` alone and the full run write the same files
     n = helper.make_node
     for rows, width in ((8192, 1024), (16384, 2048)):
         nodes, inits = layer_norm_nodes("x", "y", "ln", width)
@@ -216,15 +223,7 @@ def scale_set():
     save_scale("silu_4096x1024", nodes, [f32("x", [4096, 1024])], [f32("y", [4096, 1024])], [])
     nodes, inits = gelu_nodes("x", "y", "gelu")
     save_scale("gelu_4096x1024", nodes, [f32("x", [4096, 1024])], [f32("y", [4096, 1024])], inits)
-    nodes = [
-        n("Pow", ["x", "two"], ["sq"], name="square"),
-        n("ReduceMean", ["sq"], ["ms"], name="mean_square", axes=[-1], keepdims=1),
-        n("Add", ["ms", "eps"], ["mse"], name="add_eps"),
-        n("Sqrt", ["mse"], ["rms"], name="rms"),
-        n("Div", ["x", "rms"], ["xn"], name="normalize"),
-        n("Mul", ["xn", "gamma"], ["y"], name="scale"),
-    ]
-    save_scale("rmsnorm_2048x4096", nodes, [f32("x", [2048, 4096])], [f32("y", [2048, 4096])],
+    save_scale("rmsnorm_2048x4096", rmsnorm_nodes(), [f32("x", [2048, 4096])], [f32("y", [2048, 4096])],
                [scalar("two", 2.0), scalar("eps", 1e-6), weight("gamma", [4096], 1.0)])
     for axis, label in ((1, "rows"), (0, "columns")):
         node = n("ReduceSum", ["x", "axes"], ["y"], name="sum_" + label, keepdims=0)
