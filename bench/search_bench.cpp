@@ -7,6 +7,8 @@
 // under 1 s and 1 GB.
 #include <chrono>
 #include <functional>
+#include <iomanip>
+#include <sstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,6 +192,13 @@ Row searchModel(const std::string& name, const Graph& g, const HardwareDesc& hw,
   return r;
 }
 
+// The row's numbers in one order, for the child to write and the parent to read back.
+template <typename F>
+void forEachNumber(Row& r, F&& f) {
+  f(r.subgraphs), f(r.ops), f(r.explored), f(r.pruned), f(r.kernels), f(r.bytes), f(r.minimal), f(r.memoHits), f(r.reduced);
+  f(r.seconds), f(r.searchSeconds), f(r.validateSeconds), f(r.checkSeconds);
+}
+
 // Each model in a child process of its own, so that its peak resident memory is its own.
 Row measured(const std::function<Row()>& run) {
   int fds[2];
@@ -198,11 +207,11 @@ Row measured(const std::function<Row()>& run) {
   if (pid == 0) {
     close(fds[0]);
     Row r = run();
-    std::string text = r.model + "\t" + std::to_string(r.subgraphs) + "\t" + std::to_string(r.ops) + "\t" + std::to_string(r.explored) + "\t" +
-                       std::to_string(r.pruned) + "\t" + std::to_string(r.kernels) + "\t" + std::to_string(r.bytes) + "\t" +
-                       std::to_string(r.minimal) + "\t" + std::to_string(r.memoHits) + "\t" + std::to_string(r.reduced) + "\t" +
-                       std::to_string(r.seconds) + "\t" + std::to_string(r.searchSeconds) + "\t" + std::to_string(r.validateSeconds) + "\t" +
-                       std::to_string(r.checkSeconds) + "\t" + r.failure;
+    std::ostringstream os;
+    os << std::setprecision(17);
+    forEachNumber(r, [&](auto& v) { os << v << ' '; });
+    os << '\n' << r.model << '\n' << r.failure;
+    std::string text = os.str();
     if (write(fds[1], text.data(), text.size()) < 0) _exit(1);
     _exit(0);
   }
@@ -215,31 +224,13 @@ Row measured(const std::function<Row()>& run) {
   struct rusage usage {};
   wait4(pid, &status, 0, &usage);
   Row r;
-  std::vector<std::string> f;
-  for (size_t a = 0, b; a <= text.size(); a = b + 1) {
-    b = text.find('\t', a);
-    if (b == std::string::npos) b = text.size();
-    f.push_back(text.substr(a, b - a));
-  }
-  if (f.size() < 15) {
+  std::istringstream is(text);
+  forEachNumber(r, [&](auto& v) { is >> v; });
+  if (!is || !std::getline(is >> std::ws, r.model)) {
     r.failure = "the measuring process died (status " + std::to_string(status) + ")";
     return r;
   }
-  r.model = f[0];
-  r.subgraphs = std::stoul(f[1]);
-  r.ops = std::stoul(f[2]);
-  r.explored = std::stoll(f[3]);
-  r.pruned = std::stoll(f[4]);
-  r.kernels = std::stoll(f[5]);
-  r.bytes = std::stoll(f[6]);
-  r.minimal = std::stoll(f[7]);
-  r.memoHits = std::stoll(f[8]);
-  r.reduced = std::stoll(f[9]);
-  r.seconds = std::stod(f[10]);
-  r.searchSeconds = std::stod(f[11]);
-  r.validateSeconds = std::stod(f[12]);
-  r.checkSeconds = std::stod(f[13]);
-  r.failure = f[14];
+  std::getline(is, r.failure, '\0');
   r.peakKb = usage.ru_maxrss;
   return r;
 }
