@@ -21,14 +21,6 @@ using namespace gir::compute;
 
 namespace {
 
-Graph product(const std::string& name, Dims a, Dims b) {
-  Graph g;
-  g.name = name;
-  GraphBuilder gb(g);
-  g.outputs = {valueOrFail(gb.matmul(addInput(g, "a", std::move(a)), addInput(g, "b", std::move(b))))};
-  return g;
-}
-
 // How many of the op's offered templates cut its K in chunks.
 int chunkedOptions(const Graph& g, const gir::HardwareDesc& hw) {
   int64_t budget = search::boxElementBudget(hw);
@@ -50,17 +42,17 @@ TEST_CASE("matrix-vector products accumulate K in chunks and match the reference
   // whole-K split exists: K is taken in chunks (whole-K splits are preferred where they exist).
   auto hw = gir::test::smallRegisters("nvidia-h100", 1024);
   SECTION("q.K^T of decode attention: [1,2,1,96] x [1,2,96,8]") {
-    Graph g = product("qk", {1, 2, 1, 96}, {1, 2, 96, 8});
+    Graph g = gir::test::matmulGraph("qk", {1, 2, 1, 96}, {1, 2, 96, 8});
     CHECK(chunkedOptions(g, hw) > 0);
     checkAllTemplates(g, hw);
   }
   SECTION("probs.V of decode attention: [2,2,1,128] x [2,2,128,8]") {
-    Graph g = product("pv", {2, 2, 1, 128}, {2, 2, 128, 8});
+    Graph g = gir::test::matmulGraph("pv", {2, 2, 1, 128}, {2, 2, 128, 8});
     CHECK(chunkedOptions(g, hw) > 0);
     checkAllTemplates(g, hw);
   }
   SECTION("a decode-step projection with a shared weight: [2,1,192] x [192,16]") {
-    Graph g = product("proj", {2, 1, 192}, {192, 16});
+    Graph g = gir::test::matmulGraph("proj", {2, 1, 192}, {192, 16});
     CHECK(chunkedOptions(g, hw) > 0);
     checkAllTemplates(g, hw);
   }
@@ -84,7 +76,7 @@ TEST_CASE("chunked contractions over random shapes match the reference", "[searc
   for (int trial = 0; trial < 8; ++trial) {
     int64_t batch = 1 + static_cast<int64_t>(rng() % 3), m = 1 + static_cast<int64_t>(rng() % 2);
     int64_t k = 8 * (4 + static_cast<int64_t>(rng() % 12)), n = 1 + static_cast<int64_t>(rng() % 24);
-    Graph g = product("random_contract_" + std::to_string(trial), {batch, m, k}, trial % 2 ? Dims{k, n} : Dims{batch, k, n});
+    Graph g = gir::test::matmulGraph("random_contract_" + std::to_string(trial), {batch, m, k}, trial % 2 ? Dims{k, n} : Dims{batch, k, n});
     INFO(g.name << ": [" << batch << "," << m << "," << k << "] x [" << k << "," << n << "]");
     chunked += chunkedOptions(g, hw);
     checkAllTemplates(g, hw);

@@ -12,6 +12,7 @@
 #include "core/onnx/OnnxImporter.h"
 #include "search/ModelPlanner.h"
 #include "tests/baselines/BaselineTestUtil.h"
+#include "tests/search/TemplateCheck.h"
 #include "tests/support/TestSupport.h"
 
 using gir::ElementwiseOp;
@@ -50,14 +51,6 @@ Graph pool(const std::string& name, Dims x, PoolKind kind, int64_t k, int64_t st
   a.strides = {stride, stride};
   a.pads = {pad, pad, pad, pad};
   g.outputs = {valueOrFail(b.pool(valueOrFail(b.unary(ElementwiseOp::Relu, addInput(g, "x", std::move(x)))), a, false))};
-  return g;
-}
-
-Graph product(const std::string& name, Dims a, Dims b) {
-  Graph g;
-  g.name = name;
-  GraphBuilder gb(g);
-  g.outputs = {valueOrFail(gb.matmul(addInput(g, "a", std::move(a)), addInput(g, "b", std::move(b))))};
   return g;
 }
 
@@ -102,10 +95,10 @@ std::vector<Graph> atSize(bool all) {
   std::vector<Graph> g;
   g.push_back(pool("shufflenet_stem_maxpool", {1, 24, 112, 112}, PoolKind::Max, 3, 2, 1));
   g.push_back(pool("resnet_avgpool", {1, 64, 56, 56}, PoolKind::Average, 3, 1, 1));
-  g.push_back(product("gpt2_qk_b1", {1, 12, 1, 64}, {1, 12, 64, 512}));
-  g.push_back(product("gpt2_pv_b8", {8, 12, 1, 512}, {8, 12, 512, 64}));
-  g.push_back(product("gpt2_proj_b1", {1, 1, 768}, {768, 768}));
-  g.push_back(product("long_k_4096", {1, 1, 4096}, {4096, 1024}));  // one output's K over the budget: chunks only
+  g.push_back(gir::test::matmulGraph("gpt2_qk_b1", {1, 12, 1, 64}, {1, 12, 64, 512}));
+  g.push_back(gir::test::matmulGraph("gpt2_pv_b8", {8, 12, 1, 512}, {8, 12, 512, 64}));
+  g.push_back(gir::test::matmulGraph("gpt2_proj_b1", {1, 1, 768}, {768, 768}));
+  g.push_back(gir::test::matmulGraph("long_k_4096", {1, 1, 4096}, {4096, 1024}));  // one output's K over the budget: chunks only
   g.push_back(globalAveragePool("gap_b1", {1, 1280, 7, 7}));
   g.push_back(globalAveragePool("gap_b32", {32, 1280, 7, 7}));
   g.push_back(globalAveragePool("gap_96x56x56", {32, 96, 56, 56}));
@@ -113,9 +106,9 @@ std::vector<Graph> atSize(bool all) {
   g.push_back(reduction("middle_32x4096x64", {32, 4096, 64}, {1}));
   if (!all) return g;
   g.push_back(pool("shufflenet_stem_maxpool_b8", {8, 24, 112, 112}, PoolKind::Max, 3, 2, 1));
-  g.push_back(product("gpt2_qk_b8", {8, 12, 1, 64}, {8, 12, 64, 512}));
-  g.push_back(product("gpt2_pv_b1", {1, 12, 1, 512}, {1, 12, 512, 64}));
-  g.push_back(product("gpt2_proj_b8", {8, 1, 768}, {768, 768}));
+  g.push_back(gir::test::matmulGraph("gpt2_qk_b8", {8, 12, 1, 64}, {8, 12, 64, 512}));
+  g.push_back(gir::test::matmulGraph("gpt2_pv_b1", {1, 12, 1, 512}, {1, 12, 512, 64}));
+  g.push_back(gir::test::matmulGraph("gpt2_proj_b8", {8, 1, 768}, {768, 768}));
   return g;
 }
 

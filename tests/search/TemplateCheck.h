@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/compute/GraphBuilder.h"
 #include "core/gir/Interpreter.h"
 #include "core/gir/Validity.h"
 #include "search/GirSearch.h"
@@ -35,6 +36,15 @@ inline compute::Subgraph wholeGraph(const compute::Graph& g) {
 }
 
 // Syncs of one scope in a GIR graph.
+// One matrix product a x b (numpy batching) over graph inputs: the contraction tests' graph.
+inline compute::Graph matmulGraph(const std::string& name, compute::Dims a, compute::Dims b) {
+  compute::Graph g;
+  g.name = name;
+  compute::GraphBuilder gb(g);
+  g.outputs = {valueOrFail(gb.matmul(addInput(g, "a", std::move(a)), addInput(g, "b", std::move(b))))};
+  return g;
+}
+
 inline int syncs(const Graph& g, Scope scope) {
   int n = 0;
   for (const auto& node : g.nodes())
