@@ -50,26 +50,6 @@ bool better(const GraphCost& a, const GraphCost& b) {
   return a.kernels < b.kernels;
 }
 
-// The ops before `end` as a subgraph of their own: what they read from outside, and what they
-// produce that the rest of `sub` or the outside needs.
-compute::Subgraph prefixOf(const compute::Graph& g, const compute::Subgraph& sub, size_t end) {
-  compute::Subgraph p;
-  std::set<compute::TensorId> produced, needed(sub.outputs.begin(), sub.outputs.end());
-  for (size_t i = end; i < sub.ops.size(); ++i)
-    for (auto t : g.op(sub.ops[i]).inputs) needed.insert(t);
-  for (size_t i = 0; i < end; ++i) {
-    const auto& op = g.op(sub.ops[i]);
-    p.ops.push_back(sub.ops[i]);
-    for (auto t : op.inputs)
-      if (!produced.count(t) && std::find(p.inputs.begin(), p.inputs.end(), t) == p.inputs.end()) p.inputs.push_back(t);
-    for (auto t : op.outputs) {
-      produced.insert(t);
-      if (needed.count(t)) p.outputs.push_back(t);
-    }
-  }
-  return p;
-}
-
 class TemplateSearch {
  public:
   TemplateSearch(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const SearchOptions& o)

@@ -61,19 +61,29 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
 Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanProblem& p,
                                 const std::vector<PlannerResult>& baselines, const PlanRequest& req, SearchStats& stats) {
   std::vector<PlannerResult> candidates;
-  auto whole = lowerPartition(g, sub, hw, KernelGroups{{sub.ops}, {sub.outputs}}, req.search);
+  auto candidate = [](LoweredPlan lowered, std::string origin) {
+    PlannerResult r;
+    r.planner = "gir";
+    r.lowered = std::move(lowered);
+    r.origin = std::move(origin);
+    return r;
+  };
+  KernelGroups wholeGroup;
+  wholeGroup.ops = {sub.ops};
+  wholeGroup.exports = {sub.outputs};
+  auto whole = lowerPartition(g, sub, hw, wholeGroup, req.search);
   std::string wholeError;
   if (whole) {
     stats = whole->stats;
-    candidates.push_back(PlannerResult{"gir", std::nullopt, std::move(*whole), "whole subgraph"});
+    candidates.push_back(candidate(std::move(*whole), "whole subgraph"));
   } else {
     wholeError = whole.error().str();
   }
-  for (const auto& b : baselines) candidates.push_back(PlannerResult{"gir", std::nullopt, b.lowered, "groups of " + b.planner});
+  for (const auto& b : baselines) candidates.push_back(candidate(b.lowered, "groups of " + b.planner));
   if (baselines.empty())
-    for (const std::string& name : {"xla", "tvm"}) {
+    for (std::string name : {"xla", "tvm"}) {
       auto b = baseline(g, sub, p, hw, name, req);
-      if (b) candidates.push_back(PlannerResult{"gir", std::nullopt, std::move(b->lowered), "groups of " + name});
+      if (b) candidates.push_back(candidate(std::move(b->lowered), "groups of " + name));
     }
   std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return faster(a.lowered, b.lowered); });
   // DRAM bytes are the GIR approach's objective and the modelled time ranks the plans that keep it:

@@ -42,7 +42,7 @@ std::string symbolicProblem(const Graph& gir, std::string& inconclusive) {
     inconclusive = report.error().message;
     return "";
   }
-  if (!report->clean()) return "memory model (symbolic, full size): " + report->str();
+  if (!report->clean()) return "memory model (symbolic, full size): " + report->summary();
   return "";
 }
 

@@ -31,6 +31,14 @@ std::string MemoryCheckReport::str() const {
   return os.str();
 }
 
+std::string MemoryCheckReport::summary() const {
+  if (clean() || findings.empty()) return clean() ? "" : std::to_string(total) + " finding(s)";
+  const MemoryFinding& f = findings.front();
+  std::string out = std::string(findingKindName(f.kind)) + ": " + f.message;
+  if (total > 1) out += " (and " + std::to_string(total - 1) + " more finding(s))";
+  return out;
+}
+
 namespace {
 
 // 8 bytes: the checker keeps one per element of every buffer (units fit 31 bits).
@@ -245,6 +253,19 @@ class MemoryModelChecker : public AccessObserver {
 
 }  // namespace
 
+namespace {
+
+// "elementwise writing '%ln_13_box'": buffer names carry the op that made them (the lowering names
+// register buffers op_role), so this names the op whose step overflows.
+std::string nodeSummary(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  std::string out(nodeKindName(n.kind()));
+  for (size_t i = 0; i < n.outputs.size(); ++i) out += (i ? ", '%" : " writing '%") + g.buffer(g.slice(n.outputs[i]).buffer).name + "'";
+  return out;
+}
+
+}  // namespace
+
 std::vector<MemoryFinding> capacityFindings(const Graph& g, const std::vector<int64_t>& instanceBytes) {
   std::vector<MemoryFinding> out;
   auto order = topologicalOrder(g);
@@ -258,9 +279,9 @@ std::vector<MemoryFinding> capacityFindings(const Graph& g, const std::vector<in
     for (BufferId b : peak.live) names += (names.empty() ? "'%" : ", '%") + g.buffer(b).name + "'";
     NodeId at = (*order)[peak.position];
     out.push_back(MemoryFinding{FindingKind::CapacityOverflow, l.name, -1, -1, -1, at, at,
-                                "level '" + l.name + "' holds " + std::to_string(peak.bytes) + " bytes per " +
-                                    std::string(scopeName(l.scope)) + " at node #" + std::to_string(at.value) + " (live there: " +
-                                    names + "), over its capacity of " + std::to_string(l.capacityBytes) + " bytes"});
+                                "level '" + l.name + "' needs " + std::to_string(peak.bytes) + " bytes per " + std::string(scopeName(l.scope)) +
+                                    ", over its capacity of " + std::to_string(l.capacityBytes) + " bytes, at node #" +
+                                    std::to_string(at.value) + " (" + nodeSummary(g, at) + "; live there: " + names + ")"});
   }
   return out;
 }

@@ -27,6 +27,8 @@ struct MemoryCheckReport {
   size_t total = 0;
   bool clean() const { return total == 0; }
   std::string str() const;
+  // The first finding and how many more, on one line; empty when clean.
+  std::string summary() const;
 };
 
 std::string_view findingKindName(FindingKind k);

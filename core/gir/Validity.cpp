@@ -13,6 +13,12 @@ std::string ValidityReport::str() const {
   return out;
 }
 
+std::string ValidityReport::problem() const {
+  if (!verified) return "verify: " + verifyError;
+  if (!runError.empty()) return "run: " + runError;
+  return memory.summary();
+}
+
 ValidityReport checkValidity(const Graph& g, const TensorMap& inputs) {
   ValidityReport r;
   if (auto st = verifyGraph(g); !st) {

@@ -18,6 +18,9 @@ struct ValidityReport {
   TensorMap outputs;             // outputs on `inputs`
   bool valid() const { return verified && memory.clean() && runError.empty(); }
   std::string str() const;       // human summary, one finding per line
+  // What is wrong, on one line: the verifier's error, the run's, or the first finding (and how
+  // many more); empty when valid. For messages that carry it inside a longer sentence.
+  std::string problem() const;
 };
 
 ValidityReport checkValidity(const Graph& g, const TensorMap& inputs);

@@ -60,7 +60,7 @@ Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& 
   PlanCheck out;
   out.validity = checkValidity(gir, data->inputs);
   if (!out.validity.valid()) {
-    out.problem = out.validity.str();
+    out.problem = out.validity.problem();
     return out;
   }
   out.maxRelativeError = maxRelativeError(out.validity.outputs, data->expected, 1e-3);

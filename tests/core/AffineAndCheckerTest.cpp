@@ -42,5 +42,5 @@ TEST_CASE("the checker reports a register capacity overflow naming level, bytes 
   REQUIRE_FALSE(r.memory.clean());
   const MemoryFinding& f = r.memory.findings.back();
   CHECK(f.kind == FindingKind::CapacityOverflow);
-  CHECK_THAT(f.message, Catch::Contains("'reg' holds 64 bytes per unit") && Catch::Contains("capacity of 48") && Catch::Contains("'%xr', '%yr'"));
+  CHECK_THAT(f.message, Catch::Contains("'reg' needs 64 bytes per unit") && Catch::Contains("capacity of 48") && Catch::Contains("'%xr', '%yr'"));
 }

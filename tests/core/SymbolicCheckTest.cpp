@@ -119,7 +119,7 @@ TEST_CASE("symbolic checker: capacity overflow names level, bytes and the live b
   REQUIRE_FALSE(r->clean());
   const MemoryFinding& f = r->findings.back();
   CHECK(f.kind == FindingKind::CapacityOverflow);
-  CHECK_THAT(f.message, Catch::Contains("'reg' holds 64 bytes per unit") && Catch::Contains("capacity of 48") && Catch::Contains("'%xr', '%yr'"));
+  CHECK_THAT(f.message, Catch::Contains("'reg' needs 64 bytes per unit") && Catch::Contains("capacity of 48") && Catch::Contains("'%xr', '%yr'"));
 }
 
 TEST_CASE("symbolic bounds: the first unit out of bounds and its range, as a unit-by-unit scan finds them", "[symbolic]") {
