@@ -490,12 +490,12 @@ std::string uniqueBufferName(std::string base, std::set<std::string>& names) {
   return name;
 }
 
-std::vector<UnitPrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes) {
+std::vector<PhasePrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes) {
   UnitEmitter e(ctx, op, s, boxes);
-  std::vector<UnitPrograms> out(UnitEmitter::phases(s, boxes), UnitPrograms(boxes.units()));
+  std::vector<PhasePrograms> out(UnitEmitter::phases(s, boxes));
   for (int64_t u = 0; u < boxes.units(); ++u) {
     auto programs = e.unit(u);
-    for (size_t k = 0; k < programs.size() && k < out.size(); ++k) out[k][u] = std::move(programs[k]);
+    for (size_t k = 0; k < out.size(); ++k) out[k].add(k < programs.size() ? std::optional<UnitProgram>(std::move(programs[k])) : std::nullopt);
   }
   return out;
 }

@@ -35,7 +35,6 @@ struct EmitContext {
 // (and added to them): buffer names of the GIR text format.
 std::string uniqueBufferName(std::string base, std::set<std::string>& names);
 
-using UnitPrograms = std::vector<std::optional<UnitProgram>>;
-std::vector<UnitPrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes);
+std::vector<PhasePrograms> emitOp(EmitContext& ctx, const compute::Op& op, const IterationSpace& s, const UnitBoxes& boxes);
 
 }  // namespace gir::search

@@ -1,7 +1,7 @@
 // Segments of units -> GIR slices and nodes with domains.
 #include "search/lowering/UnitProgram.h"
 
-#include "search/lowering/UnitSegments.h"
+#include <algorithm>
 
 namespace gir::search {
 
@@ -32,22 +32,27 @@ bool isRead(const UnitProgram& p, int slice) {
 
 }  // namespace
 
-Materialized materialize(Graph& g, const std::vector<std::optional<UnitProgram>>& programs, const std::vector<int64_t>& divisors,
-                         SliceCache& shared) {
-  std::vector<std::optional<UnitWork>> work(programs.size());
-  int64_t cls = 0;
-  const UnitProgram* prev = nullptr;
-  for (size_t u = 0; u < programs.size(); ++u) {
-    if (!programs[u]) { prev = nullptr; continue; }
-    if (!prev || !prev->sameStructure(*programs[u])) ++cls;
-    prev = &*programs[u];
-    UnitWork w{{cls}, {}};
-    for (const auto& s : programs[u]->slices) w.offsets.push_back(s.offset);
-    work[u] = std::move(w);
+void PhasePrograms::add(const std::optional<UnitProgram>& p) {
+  if (!p) return offsets_.addIdle();
+  // Neighbouring units alternate among few structures (edge bands, pieces): look back a few classes.
+  constexpr size_t kLookBack = 8;
+  int64_t cls = -1;
+  for (size_t k = 0; k < std::min(kLookBack, classes_.size()) && cls < 0; ++k)
+    if (classes_[classes_.size() - 1 - k].sameStructure(*p)) cls = static_cast<int64_t>(classes_.size() - 1 - k);
+  if (cls < 0) {
+    cls = static_cast<int64_t>(classes_.size());
+    classes_.push_back(*p);
   }
+  std::vector<int64_t> offsets;
+  offsets.reserve(p->slices.size());
+  for (const auto& s : p->slices) offsets.push_back(s.offset);
+  offsets_.add(cls, offsets);
+}
+
+Materialized materialize(Graph& g, const PhasePrograms& programs, const std::vector<int64_t>& divisors, SliceCache& shared) {
   Materialized out;
-  for (const auto& seg : segmentUnits(work, divisors)) {
-    const UnitProgram& p = *programs[seg.begin];
+  for (const auto& seg : segmentUnits(programs.offsets(), divisors)) {
+    const UnitProgram& p = programs.program(programs.offsets().cls(seg.begin));
     std::vector<SliceId> ids;
     for (size_t i = 0; i < p.slices.size(); ++i) {
       const auto& s = p.slices[i];

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/gir/Graph.h"
+#include "search/lowering/UnitSegments.h"
 
 namespace gir::search {
 
@@ -43,8 +44,21 @@ struct Materialized {
 // Device-level slices already made, so identical reads across ops share one view (merge-rar sees it).
 using SliceCache = std::map<std::tuple<uint32_t, std::string, std::vector<int64_t>, std::vector<int64_t>>, SliceId>;
 
+// One phase's programs for every unit, added in unit order and kept compactly: a representative
+// program per class of equal structure, and per unit its class and its slices' offsets
+// (UnitOffsets). A phase of millions of units thus costs a few numbers per unit, not a program.
+class PhasePrograms {
+ public:
+  void add(const std::optional<UnitProgram>& p);
+  const UnitOffsets& offsets() const { return offsets_; }
+  const UnitProgram& program(int64_t cls) const { return classes_[static_cast<size_t>(cls)]; }
+
+ private:
+  std::vector<UnitProgram> classes_;
+  UnitOffsets offsets_;
+};
+
 // Groups units into segments and adds their slices and nodes to `g`. `divisors` as in segmentUnits.
-Materialized materialize(Graph& g, const std::vector<std::optional<UnitProgram>>& programs, const std::vector<int64_t>& divisors,
-                         SliceCache& cache);
+Materialized materialize(Graph& g, const PhasePrograms& programs, const std::vector<int64_t>& divisors, SliceCache& cache);
 
 }  // namespace gir::search

@@ -6,16 +6,27 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "core/gir/Affine.h"
 
 namespace gir::search {
 
-struct UnitWork {
-  std::vector<int64_t> signature;  // equal signatures: the same nodes with the same shapes
-  std::vector<int64_t> offsets;    // per slice of that work, this unit's offset
+// Per unit, in unit order: its work class (equal classes: the same nodes with the same shapes; -1:
+// the unit does nothing) and its slices' offsets. Kept flat, one number per slice per unit, so that
+// a phase of millions of units costs no allocation per unit.
+class UnitOffsets {
+ public:
+  void add(int64_t cls, const std::vector<int64_t>& offsets);
+  void addIdle() { add(-1, {}); }
+  int64_t units() const { return static_cast<int64_t>(class_.size()); }
+  int64_t cls(int64_t u) const { return class_[static_cast<size_t>(u)]; }
+  size_t slices(int64_t u) const { return start_[static_cast<size_t>(u) + 1] - start_[static_cast<size_t>(u)]; }
+  int64_t offset(int64_t u, size_t slice) const { return flat_[start_[static_cast<size_t>(u)] + slice]; }
+
+ private:
+  std::vector<int64_t> class_, flat_;
+  std::vector<size_t> start_{0};
 };
 
 struct UnitSegment {
@@ -23,7 +34,7 @@ struct UnitSegment {
   std::vector<AffineIndex> offsets;
 };
 
-// `work[u]` empty when unit u does nothing. `divisors` are the candidate k (1 is always tried).
-std::vector<UnitSegment> segmentUnits(const std::vector<std::optional<UnitWork>>& work, std::vector<int64_t> divisors);
+// `divisors` are the candidate k (1 is always tried).
+std::vector<UnitSegment> segmentUnits(const UnitOffsets& work, std::vector<int64_t> divisors);
 
 }  // namespace gir::search
