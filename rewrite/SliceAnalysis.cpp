@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/gir/Interpreter.h"
+#include "core/gir/MemoryChecker.h"
 #include "core/gir/Liveness.h"
 #include "rewrite/UnitRanges.h"
 
@@ -166,19 +167,20 @@ bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, Buf
 }
 
 bool fitsCapacities(const Graph& g, std::string* why) {
-  auto order = topologicalOrder(g);
-  if (!order) return false;
+  if (!topologicalOrder(g)) return false;
   UseDef ud = computeUseDef(g);
-  auto intervals = bufferLiveIntervals(g, *order);
+  std::vector<int64_t> bytes(g.buffers().size(), 0);
   for (const LevelDecl& l : g.levels) {
     if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
-    int64_t peak = peakLiveBytes(g, intervals, l.name, bytesAtLevel(g, ud, l)).bytes;
-    if (peak <= l.capacityBytes) continue;
-    if (why) *why = "level '" + l.name + "' would hold " + std::to_string(peak) + " bytes per " + std::string(scopeName(l.scope)) +
-                    ", over its capacity of " + std::to_string(l.capacityBytes);
-    return false;
+    auto at = bytesAtLevel(g, ud, l);
+    for (size_t b = 0; b < bytes.size(); ++b) bytes[b] += at[b];
   }
-  return true;
+  // The checker's own words (capacityFindings): the level, the bytes per instance against its
+  // capacity, and the node and buffers where the peak is.
+  auto findings = capacityFindings(g, bytes);
+  if (findings.empty()) return true;
+  if (why) *why = "capacity overflow: " + findings.front().message;
+  return false;
 }
 
 bool readThroughMemory(const UseDef& ud, BufferId b) {

@@ -299,10 +299,12 @@ class TemplateSearch {
       if (!rejected_.insert(keyOf(c.choice)).second) continue;  // checked (and failed) before a resumed search
       auto r = lowerAndOptimize(g_, sub_, hw_, c.choice, lowering_);
       if (!r) continue;
-      // Unchecked, a plan must at least fit its levels (judged from the graph, conservatively).
+      // A plan must at least fit its levels (judged from the graph, conservatively): checked or not,
+      // one that does not is not run element by element (a decode step's candidates that keep
+      // every K-chunk live took minutes and gigabytes each to be found over capacity).
       PlanCheck fits;
-      if (!o_.validate && !fitsCapacities(r->second, &fits.problem) && fits.problem.empty()) fits.problem = "no schedule";
-      auto check = o_.validate ? checkPlan(g_, sub_, r->first, r->second, 11) : Expected<PlanCheck>(fits);
+      if (!fitsCapacities(r->second, &fits.problem) && fits.problem.empty()) fits.problem = "no schedule";
+      auto check = o_.validate && fits.problem.empty() ? checkPlan(g_, sub_, r->first, r->second, 11) : Expected<PlanCheck>(fits);
       if (!check || !check->valid()) {
         if (why.empty()) why = check ? check->problem : check.error().str();
         continue;
