@@ -75,7 +75,7 @@ void ModelTab::refresh() {
     library_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(g.op(d.op).name)));
     library_->setItem(r, 1, new QTableWidgetItem(QString::number(d.flops)));
     library_->setItem(r, 2, new QTableWidgetItem(QString::number(d.intensity, 'f', 2)));
-    library_->setItem(r, 3, new QTableWidgetItem(d.computeBound ? "compute-bound: library" : "memory-bound: GIR"));
+    library_->setItem(r, 3, new QTableWidgetItem(QString::fromStdString(d.verdict())));
   }
   canvas_->showGraph(viz::modelToViz(g, pre));
 }

@@ -30,8 +30,8 @@ VizGraph modelToViz(const compute::Graph& g, const compute::PreprocessResult& pr
     n.detail = op.name + ": " + std::string(compute::opKindName(op.kind())) + " from " + op.source;
     n.highlighted = n.cluster >= 0;
     if (const auto* d = decision[i]) {
-      std::string verdict = d->computeBound ? "compute-bound: library" : "memory-bound: GIR";
-      n.label += "\nI=" + fixed2(d->intensity) + " " + (d->computeBound ? "library" : "GIR");
+      std::string verdict = d->verdict();
+      n.label += "\nI=" + fixed2(d->intensity) + " " + (d->libraryCall() ? "library" : "GIR");
       n.detail += ", " + std::to_string(d->flops) + " FLOPs, " + std::to_string(d->minBytes) + " bytes, intensity " +
                   fixed2(d->intensity) + " vs ridge " + fixed2(pre.ridgeFlopsPerByte) + " -> " + verdict;
     }

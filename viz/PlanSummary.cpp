@@ -73,9 +73,9 @@ std::vector<std::string> whatIfDifferences(const compute::Graph& g, const comput
   for (size_t i = 0; i < beforePre.library.size() && i < afterPre.library.size(); ++i) {
     const auto& a = beforePre.library[i];
     const auto& b = afterPre.library[i];
-    if (a.computeBound == b.computeBound) continue;
+    if (a.verdict() == b.verdict()) continue;
     out.push_back("'" + g.op(a.op).name + "' (intensity " + fmt(a.intensity) + ") is now " +
-                  (b.computeBound ? "compute-bound: a library call" : "memory-bound: lowered to GIR"));
+                  b.verdict());
   }
   if (before.subgraphs != after.subgraphs)
     out.push_back("memory-bound subgraphs " + std::to_string(before.subgraphs) + " -> " + std::to_string(after.subgraphs));

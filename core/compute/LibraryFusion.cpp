@@ -200,7 +200,7 @@ Expected<LibraryBoundaries> foldLibraryEpilogues(const Graph& g, const Preproces
   out.subgraphBytesBefore = sumSubgraphBytes(pre);
   EpilogueFinder finder(g, pre.subgraphOf);
   for (const LibraryDecision& d : pre.library) {
-    if (!d.computeBound) continue;
+    if (!d.libraryCall()) continue;
     out.libraryBytesBefore += d.minBytes;
     out.libraryBytesAfter += d.minBytes;
     auto e = finder.find(d.op);

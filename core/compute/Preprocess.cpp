@@ -53,7 +53,24 @@ static LibraryDecision decide(const Graph& g, const Op& op, double ridge) {
   d.minBytes = opMinBytes(g, op);
   d.intensity = d.minBytes > 0 ? static_cast<double>(d.flops) / static_cast<double>(d.minBytes) : 0;
   d.computeBound = d.intensity >= ridge;
+  d.noTemplate = !d.computeBound && op.kind() == OpKind::Conv && convTemplate(g, op) == ConvTemplate::None;
   return d;
+}
+
+std::string LibraryDecision::verdict() const {
+  if (computeBound) return "compute-bound: library call";
+  return noTemplate ? "memory-bound, no GIR template: library call" : "memory-bound: lowered to GIR";
+}
+
+ConvTemplate convTemplate(const Graph& g, const Op& op) {
+  if (op.kind() != OpKind::Conv) return ConvTemplate::None;
+  const auto& a = std::get<ConvAttrs>(op.attrs);
+  const Dims &x = g.tensor(op.inputs[0]).dims, &w = g.tensor(op.inputs[1]).dims;
+  if (x.size() != 4 || w.size() != 4) return ConvTemplate::None;
+  if (a.group == 1 && w[2] == 1 && w[3] == 1 && a.strides == std::vector<int64_t>{1, 1} && a.pads == std::vector<int64_t>{0, 0, 0, 0})
+    return ConvTemplate::Pointwise;
+  if (a.group == x[1] && w[0] == x[1] && w[1] == 1) return ConvTemplate::Depthwise;
+  return ConvTemplate::None;
 }
 
 static int findRoot(std::vector<int>& parent, int x) {
@@ -117,7 +134,7 @@ Expected<PreprocessResult> preprocess(const Graph& g, const HardwareDesc& hw) {
   for (const Op& op : g.ops) {
     if (!isLibraryKind(op.kind())) continue;
     r.library.push_back(decide(g, op, r.ridgeFlopsPerByte));
-    computeBound[index(op.id)] = r.library.back().computeBound;
+    computeBound[index(op.id)] = r.library.back().libraryCall();
   }
   std::vector<int> level = computeLevels(g, computeBound);
   std::vector<int> parent(g.ops.size());

@@ -20,7 +20,20 @@ struct LibraryDecision {
   int64_t minBytes = 0;  // every distinct input read once + every output written once
   double intensity = 0;  // flops / minBytes
   bool computeBound = false;  // intensity >= ridge point: a library (BLAS, cuDNN) runs it
+  // Memory-bound, but GIR has no template for it (a dense convolution with a window): a library
+  // runs it as well, rather than the subgraph around it failing to plan (docs/plans.md).
+  bool noTemplate = false;
+  bool libraryCall() const { return computeBound || noTemplate; }
+  // "compute-bound: library call", "memory-bound: lowered to GIR", or "memory-bound, no GIR
+  // template: library call" — the one wording of the decision for every view.
+  std::string verdict() const;
 };
+
+// Which GIR template lowers this convolution: pointwise (1x1, stride 1, no padding, group 1) or
+// depthwise 2-D (group = channels, one filter per channel); none for the others, which stay library
+// calls. The iteration spaces (search/lowering) and the classification above share this one rule.
+enum class ConvTemplate { None, Pointwise, Depthwise };
+ConvTemplate convTemplate(const Graph& g, const Op& op);
 
 // A connected set of memory-bound ops whose condensation with the library calls stays acyclic.
 struct Subgraph {

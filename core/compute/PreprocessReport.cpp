@@ -47,7 +47,7 @@ std::string printPreprocessSummary(const Graph& g, const PreprocessResult& r) {
     const Op& op = g.op(d.op);
     os << "  " << opKindName(op.kind()) << " '" << op.name << "' (" << op.source << "): " << d.flops << " FLOPs, "
        << d.minBytes << " bytes, intensity " << fixed2(d.intensity) << " -> "
-       << (d.computeBound ? "compute-bound: library call" : "memory-bound: lowered to GIR") << "\n";
+       << d.verdict() << "\n";
   }
   os << "memory-bound subgraphs: " << r.subgraphs.size() << "\n";
   for (size_t i = 0; i < r.subgraphs.size(); ++i) {
@@ -78,7 +78,7 @@ std::string preprocessToJson(const Graph& g, const PreprocessResult& r) {
   json lib = json::array();
   for (const LibraryDecision& d : r.library)
     lib.push_back({{"op", g.op(d.op).name}, {"flops", d.flops}, {"min_bytes", d.minBytes}, {"intensity", d.intensity},
-                   {"decision", d.computeBound ? "compute-bound" : "memory-bound"}});
+                   {"decision", d.computeBound ? "compute-bound" : "memory-bound"}, {"library_call", d.libraryCall()}});
   root["library_calls"] = lib;
   json subs = json::array();
   for (const Subgraph& s : r.subgraphs) {

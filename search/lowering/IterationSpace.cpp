@@ -1,6 +1,8 @@
 // One function per op kind: the loop space and the affine maps of its tensors.
 #include "search/lowering/IterationSpace.h"
 
+#include "core/compute/Preprocess.h"
+
 namespace gir::search {
 
 using compute::Dims;
@@ -268,11 +270,10 @@ class SpaceBuilder {
   Expected<IterationSpace> depthwiseConv() {
     const auto& a = std::get<compute::ConvAttrs>(op_.attrs);
     const Dims &x = dimsOf(op_.inputs[0]), &w = dimsOf(op_.inputs[1]), &out = dimsOf(op_.outputs[0]);
-    if (x.size() == 4 && w.size() == 4 && a.group == 1 && w[2] == 1 && w[3] == 1 && a.strides == std::vector<int64_t>{1, 1} &&
-        a.pads == std::vector<int64_t>{0, 0, 0, 0})
-      return pointwiseConv(x, w);
-    if (x.size() != 4 || w.size() != 4 || a.group != x[1] || w[0] != x[1] || w[1] != 1)
-      return fail("only depthwise 2-D convolutions (group = channels) have a GIR template; others stay library calls");
+    auto kind = compute::convTemplate(g_, op_);
+    if (kind == compute::ConvTemplate::Pointwise) return pointwiseConv(x, w);
+    if (kind == compute::ConvTemplate::None)
+      return fail("only depthwise 2-D and pointwise convolutions have a GIR template; others stay library calls");
     begin(out);
     s_.compute = ComputeKind::DepthwiseConv;
     s_.whole[3] = true;

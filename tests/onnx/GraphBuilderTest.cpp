@@ -116,6 +116,45 @@ TEST_CASE("a path through a library call splits memory-bound ops into two subgra
   CHECK(highRidge->subgraphs[0].minBytes == 3 * 64 * 64 * 4);
 }
 
+TEST_CASE("a memory-bound convolution without a GIR template is a library call; pointwise and depthwise ones are GIR's", "[onnx][preprocess]") {
+  // ShuffleNetV2's stem: a dense 3x3 convolution over 3 channels, memory-bound where the ridge point
+  // is high. GIR has no template for it, so it must be a library call (the relu after it stays a
+  // subgraph of its own) rather than a subgraph that cannot plan.
+  Graph g;
+  GraphBuilder b(g);
+  ConvAttrs dense;
+  dense.strides = {2, 2};
+  dense.pads = {1, 1, 1, 1};
+  TensorId x = input(g, "x", {1, 3, 32, 32});
+  auto stem = b.conv(x, input(g, "w_stem", {24, 3, 3, 3}), std::nullopt, dense);
+  REQUIRE(stem.ok());
+  auto act = b.unary(ElementwiseOp::Relu, *stem);
+  ConvAttrs depthwise;
+  depthwise.pads = {1, 1, 1, 1};
+  depthwise.group = 24;
+  auto dw = b.conv(*act, input(g, "w_dw", {24, 1, 3, 3}), std::nullopt, depthwise);
+  auto pw = b.conv(*dw, input(g, "w_pw", {24, 24, 1, 1}), std::nullopt, ConvAttrs{});
+  REQUIRE(pw.ok());
+  g.outputs = {*pw};
+  CHECK(convTemplate(g, g.ops[0]) == ConvTemplate::None);
+  auto pre = preprocess(g, ridge(1000.0));  // every call memory-bound by intensity
+  REQUIRE(pre.ok());
+  REQUIRE(pre->library.size() == 3);
+  CHECK_FALSE(pre->library[0].computeBound);
+  CHECK(pre->library[0].noTemplate);
+  CHECK(pre->library[0].libraryCall());
+  CHECK(pre->library[0].verdict() == "memory-bound, no GIR template: library call");
+  for (size_t i : {1, 2}) {
+    CHECK_FALSE(pre->library[i].libraryCall());
+    CHECK(pre->library[i].verdict() == "memory-bound: lowered to GIR");
+  }
+  CHECK(pre->subgraphOf[0] == -1);
+  REQUIRE(pre->subgraphs.size() == 1);  // relu, depthwise and pointwise: one subgraph after the call
+  CHECK(pre->subgraphs[0].ops.size() == 3);
+  auto text = printPreprocessSummary(g, *pre);
+  CHECK_THAT(text, Catch::Contains("-> memory-bound, no GIR template: library call"));
+}
+
 TEST_CASE("1-D Conv (strided, padded, dilated, grouped) and 1-D AveragePool match numpy", "[onnx][evaluator]") {
   // tests/onnx/data/make_conv1d.py computes the expected output with its own numpy loops.
   auto g = importOnnxFile(test::sourcePath("tests/onnx/data/conv1d.onnx"));
