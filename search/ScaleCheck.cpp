@@ -2,8 +2,6 @@
 #include "search/ScaleCheck.h"
 
 #include "core/compute/ReducedInstance.h"
-#include "core/gir/SymbolicCheck.h"
-#include "core/gir/Verifier.h"
 #include "search/lowering/TemplateState.h"
 
 namespace gir::search {
@@ -30,22 +28,6 @@ KernelGroups reducedGroups(const compute::Subgraph& sub, const LoweredPlan& plan
   return kg;
 }
 
-// The full-size graph, decided on its affine forms (docs/gir.md, "Symbolic checks"): the verifier
-// and the memory-model checker's races, scopes and capacities, at a cost independent of units and
-// extents.
-// `inconclusive` is set when the integer-set library gave up (its operation budget, IslAccess.h):
-// the plan then rests on the verifier and the reduced instance, and says so.
-std::string symbolicProblem(const Graph& gir, std::string& inconclusive) {
-  if (auto st = verifyGraph(gir); !st) return "verify: " + st.error().str();
-  auto report = checkMemoryModelSymbolic(gir);
-  if (!report) {
-    inconclusive = report.error().message;
-    return "";
-  }
-  if (!report->clean()) return "memory model (symbolic, full size): " + report->summary();
-  return "";
-}
-
 }  // namespace
 
 Expected<PlanCheck> checkPlanAtScale(const compute::Graph& g, const compute::Subgraph& sub, const LoweredPlan& plan, const HardwareDesc& hw,
@@ -70,7 +52,8 @@ Expected<PlanCheck> checkPlanAtScale(const compute::Graph& g, const compute::Sub
   auto check = checkPlan(reduced->graph, reduced->sub, small->lowered, small->lowered.gir, seed);
   if (!check) return check.takeError();
   PlanCheck r = std::move(*check);
-  r.method = symbolic + "; element by element on the reduced instance (" + reduced->summary() + ")";
+  std::string how = r.method.empty() ? "element by element" : r.method;
+  r.method = symbolic + "; " + how + " on the reduced instance (" + reduced->summary() + ")";
   if (!r.problem.empty()) r.problem = "on the reduced instance (" + reduced->summary() + "): " + r.problem;
   return r;
 }

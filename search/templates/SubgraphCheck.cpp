@@ -7,6 +7,8 @@
 
 #include "core/compute/ReferenceEvaluator.h"
 #include "core/gir/Interpreter.h"
+#include "core/gir/SymbolicCheck.h"
+#include "core/gir/Verifier.h"
 
 namespace gir::search {
 
@@ -55,9 +57,17 @@ Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, con
 
 Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
                               uint64_t seed) {
+  PlanCheck out;
+  if (!interpretable(gir)) {
+    std::string inconclusive;
+    out.problem = symbolicProblem(gir, inconclusive);
+    out.method = inconclusive.empty() ? "symbolic (too large to run element by element)"
+                                      : "verified only (too large to run element by element; the symbolic memory check was inconclusive: " +
+                                            inconclusive + ")";
+    return out;
+  }
   auto data = referenceData(g, sub, lowered, seed);
   if (!data) return data.takeError();
-  PlanCheck out;
   out.validity = checkValidity(gir, data->inputs);
   if (!out.validity.valid()) {
     out.problem = out.validity.problem();
@@ -67,6 +77,17 @@ Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& 
   if (out.maxRelativeError > kPlanTolerance)
     out.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(out.maxRelativeError) + ")";
   return out;
+}
+
+std::string symbolicProblem(const Graph& gir, std::string& inconclusive) {
+  if (auto st = verifyGraph(gir); !st) return "verify: " + st.error().str();
+  auto report = checkMemoryModelSymbolic(gir);
+  if (!report) {
+    inconclusive = report.error().message;
+    return "";
+  }
+  if (!report->clean()) return "memory model (symbolic, full size): " + report->summary();
+  return "";
 }
 
 }  // namespace gir::search

@@ -42,7 +42,16 @@ struct PlanCheck {
   std::string method;  // how it was checked when not element by element at full size (docs/scale.md)
   bool valid() const { return problem.empty(); }
 };
+// Element by element: the verifier, the interpreter with the memory-model checker, the reference
+// evaluator. A graph too large to interpret (its buffers, register arrays of every unit included,
+// hold more than kInterpretedElements) is checked symbolically instead, and `method` says so.
 Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
                               uint64_t seed);
+
+// The graph decided on its affine forms (docs/gir.md, "Symbolic checks"): the verifier and the
+// memory-model checker's races, scopes and capacities, at a cost independent of units and extents.
+// Returns the problem (empty: none). `inconclusive` is set when the integer-set library gave up
+// (its operation budget, IslAccess.h): the verifier's verdict then stands alone, and callers say so.
+std::string symbolicProblem(const Graph& gir, std::string& inconclusive);
 
 }  // namespace gir::search
