@@ -1,58 +1,61 @@
-// Counting traffic per kernel and level, net DRAM bytes by marking touched elements, then the
+// Counting traffic per kernel and level, net DRAM bytes as the union of touched runs, then the
 // formula of Cost.h.
 #include "rewrite/Cost.h"
 
 #include <algorithm>
 #include <array>
 #include <iomanip>
+#include <map>
 #include <sstream>
+
+#include "core/gir/Interpreter.h"
 
 namespace gir {
 
 namespace {
 
-// Touched elements of device-level buffers within one kernel, cleared between kernels.
+// Touched elements of device-level buffers within one kernel, counted once each. A slice is a set
+// of contiguous runs (its innermost contiguous block, once per index of its other dims and per
+// unit), so the distinct elements of a buffer are the union of its runs: sorting and merging them
+// costs the number of runs, not of elements (a LayerNorm row per unit is one run per unit).
 class NetCounter {
  public:
-  explicit NetCounter(const Graph& g) : g_(g), marks_(g.buffers().size()) {}
+  explicit NetCounter(const Graph& g) : g_(g) {}
 
-  int64_t mark(const MemorySlice& s, UnitDomain d, bool write) {
-    auto& m = marks_[s.buffer.value][write];
-    if (m.empty()) {
-      m.assign(static_cast<size_t>(g_.buffer(s.buffer).numel()), 0);
-      touched_.emplace_back(s.buffer.value, write);
-    }
-    int64_t fresh = 0;
-    std::vector<int64_t> idx(s.shape.size(), 0);
-    int64_t n = s.numel(), size = static_cast<int64_t>(m.size());
+  void add(const MemorySlice& s, UnitDomain d, bool write) {
+    auto& runs = runs_[{s.buffer.value, write}];
     for (int64_t u = d.begin; u < d.end; ++u) {
-      int64_t base = s.offset.eval(u);
-      std::fill(idx.begin(), idx.end(), 0);
-      for (int64_t e = 0; e < n; ++e) {
-        int64_t off = base;
-        for (size_t k = 0; k < idx.size(); ++k) off += idx[k] * s.strides[k];
-        if (off >= 0 && off < size && !m[off]) {
-          m[off] = 1;
-          ++fresh;
-        }
-        for (size_t k = idx.size(); k-- > 0;) {
-          if (++idx[k] < s.shape[k]) break;
-          idx[k] = 0;
-        }
-      }
+      sliceRuns(s, u, unitRuns_);
+      for (const ElementRun& r : unitRuns_) runs.emplace_back(r.begin, r.end);
     }
-    return fresh;
   }
 
-  void clear() {
-    for (auto [b, w] : touched_) marks_[b][w].clear();
-    touched_.clear();
+  // Distinct elements read (or written) in this kernel, inside their buffers; forgets them.
+  int64_t take(bool write) {
+    int64_t total = 0;
+    for (auto it = runs_.begin(); it != runs_.end();) {
+      if (it->first.second != write) {
+        ++it;
+        continue;
+      }
+      auto& runs = it->second;
+      int64_t size = g_.buffer(BufferId(it->first.first)).numel(), end = 0;
+      std::sort(runs.begin(), runs.end());
+      for (auto [b, e] : runs) {
+        b = std::max({b, end, int64_t{0}});
+        e = std::min(e, size);
+        if (e > b) total += e - b;
+        end = std::max(end, e);
+      }
+      it = runs_.erase(it);
+    }
+    return total;
   }
 
  private:
   const Graph& g_;
-  std::vector<std::array<std::vector<uint8_t>, 2>> marks_;
-  std::vector<std::pair<uint32_t, int>> touched_;
+  std::map<std::pair<uint32_t, bool>, std::vector<std::pair<int64_t, int64_t>>> runs_;
+  std::vector<ElementRun> unitRuns_;
 };
 
 int64_t flopsOf(const Graph& g, const Node& n, int64_t units) {
@@ -102,12 +105,13 @@ GraphCost computeCost(const Graph& g, const HardwareDesc* hw) {
         const LevelDecl* l = g.level(level);
         if (!l || l->scope != Scope::Device) return;
         kc.dramAccess += bytes;
-        (write ? kc.dramWrite : kc.dramRead) += net.mark(sl, d, write) * 4;
+        net.add(sl, d, write);
       };
       for (SliceId s : n.inputs) count(s, false);
       for (SliceId s : n.outputs) count(s, true);
     }
-    net.clear();
+    kc.dramRead += net.take(false) * 4;
+    kc.dramWrite += net.take(true) * 4;
     c.dramBytes += kc.dramRead + kc.dramWrite;
     c.dramAccessBytes += kc.dramAccess;
     c.flops += kc.flops;

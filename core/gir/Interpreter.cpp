@@ -11,6 +11,31 @@
 
 namespace gir {
 
+void sliceRuns(const MemorySlice& s, int64_t u, std::vector<ElementRun>& out) {
+  out.clear();
+  size_t inner = s.shape.size();  // dims [inner, rank) form the contiguous block
+  int64_t width = 1;
+  for (int64_t expected = 1; inner > 0; --inner) {
+    size_t k = inner - 1;
+    if (s.shape[k] == 1) continue;
+    if (s.strides[k] != expected) break;
+    width *= s.shape[k];
+    expected *= s.shape[k];
+  }
+  std::vector<int64_t> idx(inner, 0);
+  int64_t runs = s.numel() / width, base = s.offset.eval(u);
+  out.reserve(static_cast<size_t>(runs));
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t off = base;
+    for (size_t k = 0; k < inner; ++k) off += idx[k] * s.strides[k];
+    out.push_back(ElementRun{off, off + width});
+    for (size_t k = inner; k-- > 0;) {
+      if (++idx[k] < s.shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
 void sliceElements(const MemorySlice& s, int64_t u, std::vector<int64_t>& out) {
   out.clear();
   int64_t n = s.numel();

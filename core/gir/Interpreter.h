@@ -30,6 +30,13 @@ TensorMap randomInputs(const Graph& g, uint64_t seed, double lo = 0.1, double hi
 
 // Row-major flat buffer indices that slice `s` touches for unit u, in element order.
 void sliceElements(const MemorySlice& s, int64_t u, std::vector<int64_t>& out);
+// The same elements as contiguous runs [begin, end): the slice's innermost contiguous block
+// (contiguousWidth) once per index of its other dims. For counting and ownership questions whose
+// cost should follow the runs, not the elements.
+struct ElementRun {
+  int64_t begin, end;
+};
+void sliceRuns(const MemorySlice& s, int64_t u, std::vector<ElementRun>& out);
 
 // numpy.allclose over matching outputs: |a - b| <= atol + rtol * |b| everywhere (NaN only against NaN).
 // On failure `where` (if given) names the output, the element and both values.
