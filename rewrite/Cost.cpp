@@ -1,5 +1,5 @@
-// Counting traffic per kernel and level, net DRAM bytes as the union of touched runs, then the
-// formula of Cost.h.
+// Counting traffic per kernel and level, net DRAM bytes as the union of touched runs (or marked
+// elements), then the formula of Cost.h.
 #include "rewrite/Cost.h"
 
 #include <algorithm>
@@ -17,45 +17,78 @@ namespace {
 // Touched elements of device-level buffers within one kernel, counted once each. A slice is a set
 // of contiguous runs (its innermost contiguous block, once per index of its other dims and per
 // unit), so the distinct elements of a buffer are the union of its runs: sorting and merging them
-// costs the number of runs, not of elements (a LayerNorm row per unit is one run per unit).
+// costs the number of runs, not of elements (a LayerNorm row per unit is one run per unit). Where
+// runs are not markedly fewer than elements (a column strip), elements are marked instead.
 class NetCounter {
  public:
   explicit NetCounter(const Graph& g) : g_(g) {}
 
-  void add(const MemorySlice& s, UnitDomain d, bool write) {
-    auto& runs = runs_[{s.buffer.value, write}];
-    for (int64_t u = d.begin; u < d.end; ++u) {
-      sliceRuns(s, u, unitRuns_);
-      for (const ElementRun& r : unitRuns_) runs.emplace_back(r.begin, r.end);
-    }
-  }
+  void add(const MemorySlice& s, UnitDomain d, bool write) { uses_[{s.buffer.value, write}].emplace_back(&s, d); }
 
   // Distinct elements read (or written) in this kernel, inside their buffers; forgets them.
   int64_t take(bool write) {
     int64_t total = 0;
-    for (auto it = runs_.begin(); it != runs_.end();) {
+    for (auto it = uses_.begin(); it != uses_.end();) {
       if (it->first.second != write) {
         ++it;
         continue;
       }
-      auto& runs = it->second;
-      int64_t size = g_.buffer(BufferId(it->first.first)).numel(), end = 0;
-      std::sort(runs.begin(), runs.end());
-      for (auto [b, e] : runs) {
-        b = std::max({b, end, int64_t{0}});
-        e = std::min(e, size);
-        if (e > b) total += e - b;
-        end = std::max(end, e);
-      }
-      it = runs_.erase(it);
+      total += distinct(g_.buffer(BufferId(it->first.first)).numel(), it->second);
+      it = uses_.erase(it);
     }
     return total;
   }
 
  private:
+  using Uses = std::vector<std::pair<const MemorySlice*, UnitDomain>>;
+
+  int64_t distinct(int64_t size, const Uses& uses) {
+    int64_t elements = 0, runCount = 0;
+    for (auto [s, d] : uses) {
+      elements += s->numel() * (d.end - d.begin);
+      runCount += s->numel() / std::max<int64_t>(1, s->contiguousWidth()) * (d.end - d.begin);
+    }
+    return runCount * 4 <= elements + 64 ? byRuns(size, uses) : byMarks(size, uses);
+  }
+
+  int64_t byRuns(int64_t size, const Uses& uses) {
+    runs_.clear();
+    for (auto [s, d] : uses)
+      for (int64_t u = d.begin; u < d.end; ++u) {
+        sliceRuns(*s, u, unitRuns_);
+        runs_.insert(runs_.end(), unitRuns_.begin(), unitRuns_.end());
+      }
+    std::sort(runs_.begin(), runs_.end(), [](const ElementRun& a, const ElementRun& b) { return a.begin < b.begin; });
+    int64_t total = 0, end = 0;
+    for (auto [b, e] : runs_) {
+      b = std::max({b, end, int64_t{0}});
+      e = std::min(e, size);
+      if (e > b) total += e - b;
+      end = std::max(end, e);
+    }
+    return total;
+  }
+
+  int64_t byMarks(int64_t size, const Uses& uses) {
+    marks_.assign(static_cast<size_t>(size), 0);
+    int64_t total = 0;
+    for (auto [s, d] : uses)
+      for (int64_t u = d.begin; u < d.end; ++u) {
+        sliceElements(*s, u, elements_);
+        for (int64_t e : elements_)
+          if (e >= 0 && e < size && !marks_[static_cast<size_t>(e)]) {
+            marks_[static_cast<size_t>(e)] = 1;
+            ++total;
+          }
+      }
+    return total;
+  }
+
   const Graph& g_;
-  std::map<std::pair<uint32_t, bool>, std::vector<std::pair<int64_t, int64_t>>> runs_;
-  std::vector<ElementRun> unitRuns_;
+  std::map<std::pair<uint32_t, bool>, Uses> uses_;
+  std::vector<ElementRun> runs_, unitRuns_;
+  std::vector<uint8_t> marks_;
+  std::vector<int64_t> elements_;
 };
 
 int64_t flopsOf(const Graph& g, const Node& n, int64_t units) {

@@ -54,22 +54,26 @@ std::optional<bool> staysWithinScopeByRuns(const Graph& g, const UseDef& ud, Buf
   thread_local std::vector<Run> runs;
   thread_local std::vector<ElementRun> unitRuns;
   runs.clear();
-  int64_t elements = 0;
+  std::vector<std::pair<SliceId, UnitDomain>> uses;
+  int64_t elements = 0, runCount = 0;
   if (buffer.value < ud.slicesOfBuffer.size())
     for (SliceId s : ud.slicesOfBuffer[buffer.value]) {
       if (g.slice(s).erased) continue;
       for (const auto* users : {&ud.writers[s.value], &ud.readers[s.value]})
         for (NodeId n : *users) {
-          const Node& node = g.node(n);
-          if (node.isSync()) continue;
-          UnitDomain d = g.domainOf(node);
-          elements += g.slice(s).numel() * (d.end - d.begin);
-          for (int64_t u = d.begin; u < d.end; ++u) {
-            sliceRuns(g.slice(s), u, unitRuns);
-            for (const ElementRun& r : unitRuns) runs.push_back(Run{r.begin, r.end, instanceOf(g, scope, u)});
-          }
-          if (static_cast<int64_t>(runs.size()) * 4 > elements + 64) return std::nullopt;
+          if (g.node(n).isSync()) continue;
+          UnitDomain d = g.domainOf(g.node(n));
+          const MemorySlice& sl = g.slice(s);
+          elements += sl.numel() * (d.end - d.begin);
+          runCount += sl.numel() / std::max<int64_t>(1, sl.contiguousWidth()) * (d.end - d.begin);
+          uses.emplace_back(s, d);
         }
+    }
+  if (runCount * 4 > elements + 64) return std::nullopt;
+  for (auto [s, d] : uses)
+    for (int64_t u = d.begin; u < d.end; ++u) {
+      sliceRuns(g.slice(s), u, unitRuns);
+      for (const ElementRun& r : unitRuns) runs.push_back(Run{r.begin, r.end, instanceOf(g, scope, u)});
     }
   std::sort(runs.begin(), runs.end());
   std::vector<int64_t> reach(static_cast<size_t>(g.units), INT64_MIN), footprint(static_cast<size_t>(g.units), 0);
