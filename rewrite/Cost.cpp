@@ -48,7 +48,7 @@ class NetCounter {
       elements += s->numel() * (d.end - d.begin);
       runCount += s->numel() / std::max<int64_t>(1, s->contiguousWidth()) * (d.end - d.begin);
     }
-    return runCount * 4 <= elements + 64 ? byRuns(size, uses) : byMarks(size, uses);
+    return runsPayOff(runCount, elements) ? byRuns(size, uses) : byMarks(size, uses);
   }
 
   int64_t byRuns(int64_t size, const Uses& uses) {

@@ -69,7 +69,7 @@ std::optional<bool> staysWithinScopeByRuns(const Graph& g, const UseDef& ud, Buf
           uses.emplace_back(s, d);
         }
     }
-  if (runCount * 4 > elements + 64) return std::nullopt;
+  if (!runsPayOff(runCount, elements)) return std::nullopt;
   for (auto [s, d] : uses)
     for (int64_t u = d.begin; u < d.end; ++u) {
       sliceRuns(g.slice(s), u, unitRuns);

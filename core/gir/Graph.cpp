@@ -21,15 +21,20 @@ int64_t MemorySlice::numel() const {
   return n;
 }
 
+size_t MemorySlice::contiguousFrom() const {
+  size_t from = shape.size();
+  for (int64_t expected = 1; from > 0; --from) {
+    size_t d = from - 1;
+    if (shape[d] == 1) continue;
+    if (strides[d] != expected) break;
+    expected *= shape[d];
+  }
+  return from;
+}
+
 int64_t MemorySlice::contiguousWidth() const {
   int64_t width = 1;
-  int64_t expected = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] == 1) continue;
-    if (strides[i] != expected) break;
-    width *= shape[i];
-    expected *= shape[i];
-  }
+  for (size_t d = contiguousFrom(); d < shape.size(); ++d) width *= shape[d];
   return width;
 }
 

@@ -59,6 +59,8 @@ struct MemorySlice {
   int64_t numel() const;
   // The contiguous run in elements (the paper's width): innermost dims with dense strides.
   int64_t contiguousWidth() const;
+  // The first dim of that run: dims [contiguousFrom(), rank) form it, the others index the runs.
+  size_t contiguousFrom() const;
   bool samePattern(const MemorySlice& o) const {
     return buffer == o.buffer && offset == o.offset && shape == o.shape && strides == o.strides;
   }

@@ -13,15 +13,8 @@ namespace gir {
 
 void sliceRuns(const MemorySlice& s, int64_t u, std::vector<ElementRun>& out) {
   out.clear();
-  size_t inner = s.shape.size();  // dims [inner, rank) form the contiguous block
-  int64_t width = 1;
-  for (int64_t expected = 1; inner > 0; --inner) {
-    size_t k = inner - 1;
-    if (s.shape[k] == 1) continue;
-    if (s.strides[k] != expected) break;
-    width *= s.shape[k];
-    expected *= s.shape[k];
-  }
+  size_t inner = s.contiguousFrom();
+  int64_t width = s.contiguousWidth();
   std::vector<int64_t> idx(inner, 0);
   int64_t runs = s.numel() / width, base = s.offset.eval(u);
   out.reserve(static_cast<size_t>(runs));

@@ -37,6 +37,9 @@ struct ElementRun {
   int64_t begin, end;
 };
 void sliceRuns(const MemorySlice& s, int64_t u, std::vector<ElementRun>& out);
+// Whether walking `runs` runs beats walking `elements` elements (sorting them costs more per item):
+// the one rule of the run-based analyses (net bytes, scope ownership).
+inline bool runsPayOff(int64_t runs, int64_t elements) { return runs * 4 <= elements + 64; }
 
 // numpy.allclose over matching outputs: |a - b| <= atol + rtol * |b| everywhere (NaN only against NaN).
 // On failure `where` (if given) names the output, the element and both values.

@@ -32,21 +32,18 @@ bool isRead(const UnitProgram& p, int slice) {
 
 }  // namespace
 
-void PhasePrograms::add(const std::optional<UnitProgram>& p) {
+void PhasePrograms::add(std::optional<UnitProgram> p) {
   if (!p) return offsets_.addIdle();
   // Neighbouring units alternate among few structures (edge bands, pieces): look back a few classes.
   constexpr size_t kLookBack = 8;
   int64_t cls = -1;
   for (size_t k = 0; k < std::min(kLookBack, classes_.size()) && cls < 0; ++k)
     if (classes_[classes_.size() - 1 - k].sameStructure(*p)) cls = static_cast<int64_t>(classes_.size() - 1 - k);
-  if (cls < 0) {
-    cls = static_cast<int64_t>(classes_.size());
-    classes_.push_back(*p);
-  }
   std::vector<int64_t> offsets;
   offsets.reserve(p->slices.size());
   for (const auto& s : p->slices) offsets.push_back(s.offset);
-  offsets_.add(cls, offsets);
+  offsets_.add(cls >= 0 ? cls : static_cast<int64_t>(classes_.size()), offsets);
+  if (cls < 0) classes_.push_back(std::move(*p));
 }
 
 Materialized materialize(Graph& g, const PhasePrograms& programs, const std::vector<int64_t>& divisors, SliceCache& shared) {

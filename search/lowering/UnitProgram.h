@@ -49,7 +49,7 @@ using SliceCache = std::map<std::tuple<uint32_t, std::string, std::vector<int64_
 // (UnitOffsets). A phase of millions of units thus costs a few numbers per unit, not a program.
 class PhasePrograms {
  public:
-  void add(const std::optional<UnitProgram>& p);
+  void add(std::optional<UnitProgram> p);
   const UnitOffsets& offsets() const { return offsets_; }
   const UnitProgram& program(int64_t cls) const { return classes_[static_cast<size_t>(cls)]; }
 

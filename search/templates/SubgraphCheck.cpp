@@ -86,7 +86,7 @@ std::string symbolicProblem(const Graph& gir, std::string& inconclusive) {
     inconclusive = report.error().message;
     return "";
   }
-  if (!report->clean()) return "memory model (symbolic, full size): " + report->summary();
+  if (!report->clean()) return "memory model (symbolic): " + report->summary();
   return "";
 }
 
