@@ -44,6 +44,13 @@ IslContext::IslContext() : raw_(isl_ctx_alloc()) {
 
 IslContext::~IslContext() { isl_ctx_free(raw_); }
 
+bool IslContext::exhausted() const {
+  isl_set* probe = isl_set_read_from_str(raw_, "{ [i] : 0 <= i < 2 }");
+  bool spent = probe == nullptr;
+  isl_set_free(probe);
+  return spent;
+}
+
 std::optional<int64_t> islToInt64(const isl::val& v) {
   if (!isl_val_is_int(v.get())) return std::nullopt;
   isl::val lo(v.ctx(), INT64_MIN), hi(v.ctx(), INT64_MAX);

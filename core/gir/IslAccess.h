@@ -32,17 +32,24 @@ class IslContext {
   IslContext(const IslContext&) = delete;
   IslContext& operator=(const IslContext&) = delete;
   isl::ctx ctx() const { return isl::ctx(raw_); }
+  // Whether the operation budget is spent (a trivial question fails).
+  bool exhausted() const;
 
  private:
   isl_ctx* raw_;
 };
 
-// Runs `f` (returning Expected<T>), turning an isl exception into an error naming `what`.
+// Runs `f(ctx)` (returning Expected<T>) on a fresh context, turning an isl exception into an error
+// naming `what`. When isl stopped because its operation budget ran out (its parser then reports a
+// "syntax error" in text that is well formed), the error says so: the question was inconclusive.
 template <typename T, typename F>
 Expected<T> islGuarded(const std::string& what, F&& f) {
+  IslContext ic;
   try {
-    return f();
+    return f(ic.ctx());
   } catch (const isl::exception& e) {
+    if (ic.exhausted())
+      return makeError(what + ": inconclusive: isl gave up after its budget of " + std::to_string(kIslMaxOperations) + " operations");
     return makeError(what + ": isl failed: " + std::string(e.what()));
   }
 }

@@ -55,10 +55,9 @@ bool isLinear(const AffineIndex& a) {
 }
 
 // The first unit out of bounds, by isl for offsets with u/k or u%k terms.
-std::optional<int64_t> firstOutsideIsl(const AffineIndex& a, UnitDomain d, int64_t neg, int64_t pos, int64_t numel) {
-  IslContext ic;
+std::optional<int64_t> firstOutsideIsl(isl::ctx ctx, const AffineIndex& a, UnitDomain d, int64_t neg, int64_t pos, int64_t numel) {
   std::string off = islAffine(a, "u");
-  isl::set bad(ic.ctx(), "{ [u] : " + std::to_string(d.begin) + " <= u < " + std::to_string(d.end) + " and (" + off + " + " +
+  isl::set bad(ctx, "{ [u] : " + std::to_string(d.begin) + " <= u < " + std::to_string(d.end) + " and (" + off + " + " +
                              std::to_string(neg) + " < 0 or " + off + " + " + std::to_string(pos) + " >= " + std::to_string(numel) + ") }");
   if (bad.is_empty()) return std::nullopt;
   return islCoordinate(bad.lexmin().sample_point(), 0);
@@ -74,8 +73,8 @@ Expected<std::optional<OutOfBounds>> firstOutOfBounds(const MemorySlice& s, Unit
   auto sp = spans(s);
   if (!sp) return overflow(d.begin);
   auto [neg, pos] = *sp;
-  return islGuarded<std::optional<OutOfBounds>>("bounds check", [&]() -> Expected<std::optional<OutOfBounds>> {
-    auto unit = isLinear(s.offset) ? firstOutsideLinear(s.offset, d, neg, pos, numel) : firstOutsideIsl(s.offset, d, neg, pos, numel);
+  return islGuarded<std::optional<OutOfBounds>>("bounds check", [&](isl::ctx ctx) -> Expected<std::optional<OutOfBounds>> {
+    auto unit = isLinear(s.offset) ? firstOutsideLinear(s.offset, d, neg, pos, numel) : firstOutsideIsl(ctx, s.offset, d, neg, pos, numel);
     if (!unit) return std::optional<OutOfBounds>();
     auto base = evalChecked(s.offset, *unit);
     int64_t lo = 0, hi = 0;

@@ -391,9 +391,8 @@ Expected<MemoryCheckReport> checkMemoryModelSymbolic(const Graph& g) {
   if (auto st = verifyGraph(g); !st) return st.takeError();
   auto order = topologicalOrder(g);
   if (!order) return makeError("the graph has a cycle");
-  return islGuarded<MemoryCheckReport>("symbolic memory check", [&]() -> Expected<MemoryCheckReport> {
-    IslContext ic;
-    SymbolicChecker checker(g, ic.ctx(), std::move(*order));
+  return islGuarded<MemoryCheckReport>("symbolic memory check", [&](isl::ctx ctx) -> Expected<MemoryCheckReport> {
+    SymbolicChecker checker(g, ctx, std::move(*order));
     return checker.run();
   });
 }
