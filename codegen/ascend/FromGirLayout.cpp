@@ -312,9 +312,15 @@ static Expected<Layout> spillUntilFits(const Graph& g, const UnitPlan& plan, con
   std::set<uint32_t> spilled;
   std::vector<std::string> names;
   while (last.ubBytes > opt.ubCapacityBytes) {
+    // Buffers kept whole first (they hold every unit's elements); then a unit's own buffers, the
+    // largest first: pooling cannot always reach the per-unit peak the GIR plan was checked against
+    // (pools are as large as their largest member), and a spilled one costs a GM round trip instead.
     const BufferLayout* biggest = nullptr;
-    for (const auto& bl : last.buffers)
-      if (bl.kind == LayoutKind::SharedUb && (!biggest || bl.decl.bytes > biggest->decl.bytes)) biggest = &bl;
+    for (LayoutKind kind : {LayoutKind::SharedUb, LayoutKind::PrivateUb}) {
+      for (const auto& bl : last.buffers)
+        if (bl.kind == kind && (!biggest || bl.decl.bytes > biggest->decl.bytes)) biggest = &bl;
+      if (biggest) break;
+    }
     if (!biggest) {
       std::string largest;
       int64_t most = 0;
