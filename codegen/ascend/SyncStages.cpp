@@ -2,6 +2,7 @@
 #include "codegen/ascend/SyncStages.h"
 
 #include <algorithm>
+#include <map>
 
 namespace gir::ascend {
 
@@ -81,23 +82,36 @@ void insertVirtual(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPla
   }
 }
 
-static bool findPoint(const SyncPlan& plan, int vid, SyncKind kind, Point& out) {
-  int n = 0;
-  for (const auto& s : plan.syncs)
-    if (s.vid == vid && s.op.kind == kind) { out = s.at; ++n; }
-  return n == 1;
-}
+// Each flag's set and wait when it has exactly one of each (placed once: removing a flag changes no
+// other flag's points), so the redundancy test below costs a lookup, not a scan of every sync.
+struct SinglePoints {
+  std::vector<int> sets, waits;
+  std::vector<Point> set, wait;
+  explicit SinglePoints(const SyncPlan& plan) : sets(plan.flags.size()), waits(plan.flags.size()), set(plan.flags.size()), wait(plan.flags.size()) {
+    for (const auto& s : plan.syncs) {
+      if (s.vid < 0 || static_cast<size_t>(s.vid) >= plan.flags.size()) continue;
+      bool isSet = s.op.kind == SyncKind::Set;
+      ++(isSet ? sets : waits)[s.vid];
+      (isSet ? set : wait)[s.vid] = s.at;
+    }
+  }
+  bool single(int vid) const { return sets[vid] == 1 && waits[vid] == 1; }
+};
 
 std::vector<std::string> removeRedundant(const ProgramIndex& ix, SyncPlan& plan) {
   std::vector<std::string> log;
+  SinglePoints pts(plan);
+  // Flags by pipe pair, in flag order: only flags of one pair can cover each other.
+  std::map<std::pair<Pipe, Pipe>, std::vector<int>> byPair;
+  for (const auto& f : plan.flags)
+    if (f.kind == VKind::Forward) byPair[{f.src, f.dst}].push_back(f.vid);
   for (auto& b : plan.flags) {
-    if (!b.alive || b.kind != VKind::Forward) continue;
-    Point sb, wb;
-    if (!findPoint(plan, b.vid, SyncKind::Set, sb) || !findPoint(plan, b.vid, SyncKind::Wait, wb)) continue;
-    for (const auto& a : plan.flags) {
-      if (a.vid == b.vid || !a.alive || a.kind != VKind::Forward || a.src != b.src || a.dst != b.dst) continue;
-      Point sa, wa;
-      if (!findPoint(plan, a.vid, SyncKind::Set, sa) || !findPoint(plan, a.vid, SyncKind::Wait, wa)) continue;
+    if (!b.alive || b.kind != VKind::Forward || !pts.single(b.vid)) continue;
+    const Point &sb = pts.set[b.vid], &wb = pts.wait[b.vid];
+    for (int av : byPair[{b.src, b.dst}]) {
+      const auto& a = plan.flags[av];
+      if (a.vid == b.vid || !a.alive || !pts.single(a.vid)) continue;
+      const Point &sa = pts.set[a.vid], &wa = pts.wait[a.vid];
       bool sameS = samePoint(sa, sb), sameW = samePoint(wa, wb);
       if (sameS && sameW && a.vid > b.vid) continue;  // identical: keep the first
       if (!(sameS || postDominates(ix, sa, sb)) || !(sameW || dominates(ix, wa, wb))) continue;
@@ -113,24 +127,32 @@ std::vector<std::string> removeRedundant(const ProgramIndex& ix, SyncPlan& plan)
 
 namespace {
 
+// One flag's parity walk over the points of its own ops (given, so a walk costs the program and this
+// flag's ops, not every sync of the plan at every slot).
 class ParityFixer {
  public:
-  ParityFixer(const ProgramIndex& ix, SyncPlan& plan, int vid) : ix_(ix), plan_(plan), vid_(vid) {}
+  ParityFixer(const ProgramIndex& ix, SyncPlan& plan, int vid, std::vector<Point> mine)
+      : ix_(ix), plan_(plan), vid_(vid), mine_(std::move(mine)) {}
   int walk(BlockRef ref, int state, std::vector<std::string>& log);
 
  private:
   int opsIn(BlockRef ref) const;
+  int opsAt(BlockRef ref, int slot) const {
+    int n = 0;
+    for (const Point& p : mine_) n += p.block == ref && p.slot == slot;
+    return n;
+  }
   const ProgramIndex& ix_;
   SyncPlan& plan_;
   int vid_;
+  std::vector<Point> mine_;
 };
 
 // Number of this flag's ops placed anywhere inside the block (nested blocks included).
 int ParityFixer::opsIn(BlockRef ref) const {
   int n = 0;
-  for (const auto& s : plan_.syncs) {
-    if (s.vid != vid_) continue;
-    auto loc = ix_.location(s.at);
+  for (const Point& at : mine_) {
+    auto loc = ix_.location(at);
     auto inner = ix_.location(Point{ref, 0, 0});
     if (loc.size() < inner.size()) continue;
     bool inside = true;
@@ -144,8 +166,7 @@ int ParityFixer::opsIn(BlockRef ref) const {
 int ParityFixer::walk(BlockRef ref, int state, std::vector<std::string>& log) {
   const auto& b = ix_.block(ref);
   for (size_t k = 0; k <= b.size(); ++k) {
-    for (const auto& s : plan_.syncs)
-      if (s.vid == vid_ && s.at.block == ref && s.at.slot == static_cast<int>(k)) state ^= 1;
+    if (opsAt(ref, static_cast<int>(k)) % 2) state ^= 1;
     if (k == b.size()) break;
     const Stmt& st = b[k];
     if (st.kind == StmtKind::Loop) {
@@ -160,6 +181,7 @@ int ParityFixer::walk(BlockRef ref, int state, std::vector<std::string>& log) {
         const VirtualFlag& f = plan_.flags[vid_];
         int end = static_cast<int>(ix_.block(fix).size());
         plan_.add(Point{fix, end, target ? 10.0 : 20.0}, target ? SyncKind::Set : SyncKind::Wait, f);
+        mine_.push_back(Point{fix, end, target ? 10.0 : 20.0});
         log.push_back("flag " + std::to_string(vid_) + ": " + (target ? "set" : "wait") + " added at the end of the " +
                       (fixElse ? "else" : "then") + " branch of 'if " + st.var + "' (line " + std::to_string(st.line) + ")");
         ts = target;
@@ -174,8 +196,11 @@ int ParityFixer::walk(BlockRef ref, int state, std::vector<std::string>& log) {
 
 std::vector<std::string> fixParity(const ProgramIndex& ix, SyncPlan& plan) {
   std::vector<std::string> log;
+  std::vector<std::vector<Point>> points(plan.flags.size());
+  for (const auto& s : plan.syncs)
+    if (s.vid >= 0 && static_cast<size_t>(s.vid) < points.size()) points[s.vid].push_back(s.at);
   for (size_t v = 0; v < plan.flags.size(); ++v)
-    if (plan.flags[v].alive) ParityFixer(ix, plan, static_cast<int>(v)).walk(BlockRef{}, 0, log);
+    if (plan.flags[v].alive) ParityFixer(ix, plan, static_cast<int>(v), std::move(points[v])).walk(BlockRef{}, 0, log);
   return log;
 }
 
