@@ -24,6 +24,40 @@ std::string named(const char* prefix, int64_t v) {
   return s;
 }
 
+// Lane loops are unrolled (register arrays need constant indices to stay in registers), up to this
+// many unrolled iterations per kernel; a kernel over the budget is emitted with its loops rolled, so
+// its arrays live in local memory (L1). NVVM's full unrolling at -O3 goes superlinear: the bundled
+// transformer block fused whole (633 loops, 18,898 iterations) ran over 15 minutes in cicc and
+// compiles in 6 s rolled, while the largest kernels below the budget (6,960) take seconds
+// (docs/codegen-gpu.md, "Unrolling").
+constexpr int64_t kUnrollBudget = 8192;
+constexpr const char* kUnroll = "#pragma unroll\n";
+
+// The iterations a kernel's unrolled loops add up to (`#pragma unroll` then `for (int t = 0; t < N;`).
+int64_t unrolledIterations(const std::string& text) {
+  int64_t total = 0;
+  for (size_t at = text.find(kUnroll); at != std::string::npos; at = text.find(kUnroll, at + 1)) {
+    size_t lt = text.find(" < ", at), semi = text.find(';', lt == std::string::npos ? at : lt + 3);
+    if (lt == std::string::npos || semi == std::string::npos) continue;
+    int64_t n = 0;
+    for (size_t i = lt + 3; i < semi && std::isdigit(static_cast<unsigned char>(text[i])); ++i) n = n * 10 + (text[i] - '0');
+    total += n;
+  }
+  return total;
+}
+
+// The kernel with every unrolled loop rolled when it is over the budget.
+std::string withinUnrollBudget(std::string text) {
+  int64_t n = unrolledIterations(text);
+  if (n <= kUnrollBudget) return text;
+  std::string out = "\n// " + std::to_string(n) + " unrolled lane-loop iterations, over the budget of " + std::to_string(kUnrollBudget) +
+                    ": loops stay rolled and register arrays live in local memory.";
+  const size_t len = std::string(kUnroll).size();
+  size_t at = 0;
+  for (size_t next; (next = text.find(kUnroll, at)) != std::string::npos; at = next + len) out += text.substr(at, next - at) + "#pragma unroll 1\n";
+  return out + text.substr(at);
+}
+
 // How a loop hands elements to lanes: element e = W * t + lane - shift (+ extra for a reduce's row).
 struct LaneLoop {
   int64_t shift = 0;
@@ -37,8 +71,14 @@ class KernelWriter {
 
   std::string run() {
     prelude();
-    for (size_t k = 0; k < p_.kernels.size(); ++k)
-      if (!p_.kernels[k].empty()) kernel(static_cast<int>(k));
+    for (size_t k = 0; k < p_.kernels.size(); ++k) {
+      if (p_.kernels[k].empty()) continue;
+      std::ostringstream text;
+      std::swap(os_, text);
+      kernel(static_cast<int>(k));
+      std::swap(os_, text);
+      os_ << withinUnrollBudget(text.str());
+    }
     launcher();
     return os_.str();
   }

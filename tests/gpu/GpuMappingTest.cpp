@@ -3,8 +3,11 @@
 // barrier; a device sync splits the kernel. Also the plan's placement decisions.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+
 #include "codegen/gpu/GpuPlan.h"
 #include "core/gir/Graph.h"
+#include "core/gir/Parser.h"
 #include "tests/gpu/GpuTestSupport.h"
 
 using namespace gir;
@@ -190,4 +193,35 @@ TEST_CASE("every plan of the row-wise scenarios keeps its register and shared bu
         CHECK(spilled.empty());
     }
   }
+}
+
+namespace {
+
+// A chain of `exps` elementwise exps over a unit's 1,024 register elements (32 iterations per lane loop).
+Graph expChain(int exps) {
+  std::string text = "gir @chain target=nvidia-h100 units=32 block=4\nlevel dram device\nlevel smem block capacity=232448\n"
+                     "level reg unit capacity=32640\n%x = buffer dram f32[32768] input\n%y = buffer dram f32[32768] output\n";
+  for (int i = 0; i <= exps; ++i) text += "%r" + std::to_string(i) + " = buffer reg f32[32768]\n";
+  text += "%sx = slice %x offset(1024*u) shape[1024] strides[1]\n%sy = slice %y offset(1024*u) shape[1024] strides[1]\n";
+  for (int i = 0; i <= exps; ++i) text += "%s" + std::to_string(i) + " = slice %r" + std::to_string(i) + " offset(1024*u) shape[1024] strides[1]\n";
+  text += "move %sx -> %s0\n";
+  for (int i = 0; i < exps; ++i) text += "ew.exp %s" + std::to_string(i) + " -> %s" + std::to_string(i + 1) + "\n";
+  text += "move %s" + std::to_string(exps) + " -> %sy\n";
+  auto g = parseGirText(text);
+  if (!g) throw std::runtime_error(g.error().str());
+  return std::move(*g);
+}
+
+}  // namespace
+
+TEST_CASE("lane loops unroll up to the kernel's budget of unrolled iterations, and a kernel over it stays rolled", "[gpu][mapping]") {
+  // 10 exps and 2 moves: 12 loops of 32 iterations, unrolled.
+  std::string small = test::programFor(expChain(10), "nvidia-h100").kernelSource;
+  CHECK(countOf(small, "#pragma unroll\n") >= 12);
+  CHECK(countOf(small, "#pragma unroll 1\n") == 0);
+  // 300 exps: 302 x 32 = 9,664 iterations, over the 8,192 of docs/gpu.md ("Unrolling").
+  std::string big = test::programFor(expChain(300), "nvidia-h100").kernelSource;
+  CHECK(countOf(big, "#pragma unroll 1\n") >= 302);
+  CHECK(countOf(big, "#pragma unroll\n") == 1);  // the shared pull helper, outside the kernel
+  CHECK_THAT(big, Catch::Contains("unrolled lane-loop iterations, over the budget of 8192"));
 }
