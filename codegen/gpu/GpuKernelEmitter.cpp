@@ -25,33 +25,18 @@ std::string named(const char* prefix, int64_t v) {
 }
 
 // Lane loops are unrolled (register arrays need constant indices to stay in registers), up to this
-// many unrolled iterations per kernel; a kernel over the budget is emitted with its loops rolled, so
-// its arrays live in local memory (L1). NVVM's full unrolling at -O3 goes superlinear: the bundled
-// transformer block fused whole (633 loops, 18,898 iterations) ran over 15 minutes in cicc and
-// compiles in 6 s rolled, while the largest kernels below the budget (6,960) take seconds
-// (docs/codegen-gpu.md, "Unrolling").
+// many unrolled iterations per kernel (the trip counts of its unrolled loops added up); a kernel over
+// the budget is emitted with its loops rolled, so its arrays live in local memory (L1). NVVM's full
+// unrolling at -O3 goes superlinear: a transformer block fused whole (633 loops, 18,898 iterations)
+// ran over 15 minutes in cicc and compiles in 6 s rolled, while the largest bundled kernel (6,960)
+// takes seconds (docs/gpu.md, "Unrolling").
 constexpr int64_t kUnrollBudget = 8192;
 constexpr const char* kUnroll = "#pragma unroll\n";
 
-// The iterations a kernel's unrolled loops add up to (`#pragma unroll` then `for (int t = 0; t < N;`).
-int64_t unrolledIterations(const std::string& text) {
-  int64_t total = 0;
-  for (size_t at = text.find(kUnroll); at != std::string::npos; at = text.find(kUnroll, at + 1)) {
-    size_t lt = text.find(" < ", at), semi = text.find(';', lt == std::string::npos ? at : lt + 3);
-    if (lt == std::string::npos || semi == std::string::npos) continue;
-    int64_t n = 0;
-    for (size_t i = lt + 3; i < semi && std::isdigit(static_cast<unsigned char>(text[i])); ++i) n = n * 10 + (text[i] - '0');
-    total += n;
-  }
-  return total;
-}
-
-// The kernel with every unrolled loop rolled when it is over the budget.
-std::string withinUnrollBudget(std::string text) {
-  int64_t n = unrolledIterations(text);
-  if (n <= kUnrollBudget) return text;
-  std::string out = "\n// " + std::to_string(n) + " unrolled lane-loop iterations, over the budget of " + std::to_string(kUnrollBudget) +
-                    ": loops stay rolled and register arrays live in local memory.";
+// The kernel's text with every `#pragma unroll` made `#pragma unroll 1`, and a comment saying why.
+std::string rolled(const std::string& text, int64_t iterations) {
+  std::string out = "\n// " + std::to_string(iterations) + " unrolled lane-loop iterations, over the budget of " +
+                    std::to_string(kUnrollBudget) + ": loops stay rolled and register arrays live in local memory.";
   const size_t len = std::string(kUnroll).size();
   size_t at = 0;
   for (size_t next; (next = text.find(kUnroll, at)) != std::string::npos; at = next + len) out += text.substr(at, next - at) + "#pragma unroll 1\n";
@@ -75,9 +60,10 @@ class KernelWriter {
       if (p_.kernels[k].empty()) continue;
       std::ostringstream text;
       std::swap(os_, text);
+      unrolled_ = 0;
       kernel(static_cast<int>(k));
       std::swap(os_, text);
-      os_ << withinUnrollBudget(text.str());
+      os_ << (unrolled_ > kUnrollBudget ? rolled(text.str(), unrolled_) : text.str());
     }
     launcher();
     return os_.str();
@@ -91,6 +77,11 @@ class KernelWriter {
   }
 
  private:
+  // `#pragma unroll` for a loop of `trips` iterations, counted against the kernel's budget.
+  std::string unroll(int64_t trips) {
+    unrolled_ += trips;
+    return kUnroll;
+  }
   const BufferPlan& bufOf(SliceId s) const { return p_.buffers[g_.slice(s).buffer.value]; }
   bool isMemory(SliceId s) const { return bufOf(s).placement != Placement::Registers; }
 
@@ -332,7 +323,7 @@ class KernelWriter {
 
   // Opens `for (int t ...)` over a lane loop, declaring the element variable and `on` only when the body uses them.
   void loopHeader(const std::string& t, const std::string& e, int64_t T, int64_t shift, int64_t guardN, const std::string& body) {
-    os_ << "#pragma unroll\n    for (int " << t << " = 0; " << t << " < " << T << "; ++" << t << ") {\n";
+    os_ << unroll(T) << "    for (int " << t << " = 0; " << t << " < " << T << "; ++" << t << ") {\n";
     if (uses(body, e) || guardN >= 0) os_ << "      const int " << e << " = " << W_ << " * " << t << " + lane" << (shift ? " - " + str(shift) : "") << ";\n";
     if (guardN >= 0) os_ << "      const bool on = " << (shift ? e + " >= 0 && " : "") << e << " < " << guardN << ";\n";
     os_ << body;
@@ -428,8 +419,8 @@ class KernelWriter {
     if (!linear) loop = LaneLoop{shift, "", true};
     bool twoPhase = hazard(n);
     if (twoPhase) os_ << "    float h[" << M << "];  // every row is reduced before any result is written\n";
-    os_ << "#pragma unroll\n    for (int m = 0; m < " << M << "; ++m) {\n      float acc = " << reduceIdentityLiteral(p.op) << ";\n";
-    os_ << "#pragma unroll\n      for (int t = 0; t < " << T << "; ++t) {\n";
+    os_ << unroll(M) << "    for (int m = 0; m < " << M << "; ++m) {\n      float acc = " << reduceIdentityLiteral(p.op) << ";\n";
+    os_ << unroll(T) << "      for (int t = 0; t < " << T << "; ++t) {\n";
     std::string a = read(inS, "e", loop, linear, guarded);
     if (uses(a, "e") || guarded)
       os_ << "        const int k = " << W_ << " * t + lane" << (shift ? " - " + str(shift) : "") << ";\n";
@@ -441,7 +432,7 @@ class KernelWriter {
     if (twoPhase) {
       os_ << "      h[m] = acc;\n    }\n";
       if (isMemory(out)) os_ << "    " << unitSync() << "\n";
-      os_ << "#pragma unroll\n    for (int m = 0; m < " << M << "; ++m) {\n      const float acc = h[m];\n";
+      os_ << unroll(M) << "    for (int m = 0; m < " << M << "; ++m) {\n      const float acc = h[m];\n";
     }
     writeReduced(out, "m", "acc");
     os_ << "    }\n";
@@ -470,10 +461,10 @@ class KernelWriter {
     bool guarded = shift != 0 || M % W_ != 0;
     bool twoPhase = hazard(n);
     if (twoPhase) os_ << "    float h[" << T << "];  // every row is reduced before any result is written\n";
-    os_ << "#pragma unroll\n    for (int t = 0; t < " << T << "; ++t) {\n";
+    os_ << unroll(T) << "    for (int t = 0; t < " << T << "; ++t) {\n";
     os_ << "      const int m = " << W_ << " * t + lane" << (shift ? " - " + str(shift) : "") << ";\n";
     if (guarded) os_ << "      const bool on = m >= 0 && m < " << M << ";\n";
-    os_ << "      float acc = " << reduceIdentityLiteral(p.op) << ";\n#pragma unroll\n      for (int k = 0; k < " << K << "; ++k) {\n";
+    os_ << "      float acc = " << reduceIdentityLiteral(p.op) << ";\n" << unroll(K) << "      for (int k = 0; k < " << K << "; ++k) {\n";
     os_ << "        const int e = " << elem << ";\n";
     os_ << "        const float x = " << read(inS, "e", LaneLoop{shift, "", true}, false, guarded) << ";\n";
     os_ << "        acc = " << reduceCombineExpr(p.op, "acc", "x") << ";\n      }\n";
@@ -481,7 +472,7 @@ class KernelWriter {
     if (twoPhase) {
       os_ << "      h[t] = acc;\n    }\n";
       if (isMemory(out)) os_ << "    " << unitSync() << "\n";
-      os_ << "#pragma unroll\n    for (int t = 0; t < " << T << "; ++t) {\n      const int m = " << W_ << " * t + lane" << (shift ? " - " + str(shift) : "") << ";\n";
+      os_ << unroll(T) << "    for (int t = 0; t < " << T << "; ++t) {\n      const int m = " << W_ << " * t + lane" << (shift ? " - " + str(shift) : "") << ";\n";
       if (guarded) os_ << "      const bool on = " << (shift ? "m >= 0 && " : "") << "m < " << M << ";\n";
       v = "h[t]";
     }
@@ -513,6 +504,7 @@ class KernelWriter {
   int64_t W_;
   bool cuda_;
   std::ostringstream os_;
+  int64_t unrolled_ = 0;  // iterations of the current kernel's unrolled loops
   std::set<uint32_t> readSince_, writtenSince_;
 };
 
