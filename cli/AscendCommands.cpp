@@ -45,7 +45,17 @@ nlohmann::json statsJson(const InsertStats& s) {
           {"merges", s.merges},
           {"reverse_pairs", s.reversePairs},
           {"barriers", s.barriers},
-          {"insertion_ms", s.millis}};
+          {"insertion_ms", s.millis},
+          {"flag_cycles", s.flagCycles},
+          {"barrier_all_cycles", s.barrierAllCycles},
+          {"kept_barrier_all", s.keptBarrierAll}};
+}
+
+// Which placement was kept and why (docs/ascend.md, "Never slower than barrier-all").
+std::string choiceText(const InsertStats& s) {
+  auto cycles = [](double c) { return std::to_string(static_cast<int64_t>(c)); };
+  std::string both = " (nominal cycles: flags " + cycles(s.flagCycles) + ", barrier-all " + cycles(s.barrierAllCycles) + ")\n";
+  return s.keptBarrierAll ? "kept: barrier-all, faster than the flag placement" + both : "kept: the flag placement" + both;
 }
 
 std::string statsText(const InsertStats& s) {
@@ -53,7 +63,7 @@ std::string statsText(const InsertStats& s) {
          std::to_string(s.maxVirtualPerPair) + " per pipe pair, " + std::to_string(s.maxLiveVirtual) +
          " live at once)\nphysical IDs: " + std::to_string(s.physicalMaxPerPair) + " on the busiest pipe pair\nmerges: " +
          std::to_string(s.merges) + ", reverse pairs: " + std::to_string(s.reversePairs) +
-         ", barriers: " + std::to_string(s.barriers) + "\ninsertion time: " + std::to_string(s.millis) + " ms\n";
+         ", barriers: " + std::to_string(s.barriers) + "\ninsertion time: " + std::to_string(s.millis) + " ms\n" + choiceText(s);
 }
 
 }  // namespace
@@ -80,6 +90,7 @@ int runAscendSync(const CommandArgs& argv) {
   opt.flags = k->target.flags;
   opt.keepDumps = !stage.empty();
   opt.mergeVirtual = opt.removeRedundant = baseline.empty();
+  if (baseline.empty()) opt.target = &k->target;
   auto res = insertSync(k->prog, opt);
   if (!res) {
     std::cerr << res.error().str() << "\n";

@@ -67,6 +67,7 @@ class Pipeline {
     run.lowering.program.target = target.name.empty() ? opt_.target : target.name;
     InsertOptions ins;
     ins.flags = target.flags;
+    ins.target = &target;
     auto res = insertSync(run.lowering.program, ins);
     if (!res) return res.takeError();
     run.inserted = std::move(*res);

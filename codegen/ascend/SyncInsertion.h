@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/ascend/AsckProgram.h"
+#include "codegen/ascend/AsckTarget.h"
 #include "core/Expected.h"
 
 namespace gir::ascend {
@@ -15,6 +16,9 @@ struct InsertOptions {
   bool keepDumps = false;     // render every stage's dump
   bool mergeVirtual = true;   // false: the one-flag-per-dependency baseline (fails past N live)
   bool removeRedundant = true;
+  // When set, the placement is simulated against barrier-all on the all-then and all-else runs and
+  // the faster one is kept (docs/ascend.md, "Never slower than barrier-all").
+  const Target* target = nullptr;
 };
 
 struct StageDump {
@@ -30,6 +34,10 @@ struct InsertStats {
   int physicalMaxPerPair = 0;  // physical IDs used by the busiest pipe pair
   int merges = 0, reversePairs = 0, barriers = 0, rounds = 0;
   double millis = 0;           // insertion time (dumps excluded)
+  // With a target: nominal cycles (mean of all-then and all-else) of the placement and of
+  // barrier-all, and whether barrier-all was kept because the placement was slower.
+  double flagCycles = 0, barrierAllCycles = 0;
+  bool keptBarrierAll = false;
 };
 
 struct InsertResult {

@@ -102,6 +102,11 @@ void SyncPlan::removeFlag(int vid) {
   flags[vid].alive = false;
 }
 
+void SyncPlan::dropSyncsOfDeadFlags() {
+  syncs.erase(std::remove_if(syncs.begin(), syncs.end(), [&](const PlacedSync& s) { return s.vid >= 0 && !flags[s.vid].alive; }),
+              syncs.end());
+}
+
 int SyncPlan::newFlag(Pipe src, Pipe dst, VKind kind) {
   VirtualFlag f;
   f.vid = static_cast<int>(flags.size());

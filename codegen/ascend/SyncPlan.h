@@ -87,6 +87,8 @@ struct SyncPlan {
   void add(const Point& at, SyncKind kind, const VirtualFlag& f);
   void addBarrierAll(const Point& at, int afterPid = -1);
   void removeFlag(int vid);
+  // Erases the syncs of every flag marked dead (one pass, for stages that kill many flags).
+  void dropSyncsOfDeadFlags();
   int newFlag(Pipe src, Pipe dst, VKind kind);
 };
 

@@ -118,10 +118,11 @@ std::vector<std::string> removeRedundant(const ProgramIndex& ix, SyncPlan& plan)
       const char* why = sameS ? "case a: same set, its wait dominates" : sameW ? "case b: same wait, its set post-dominates"
                                                                                : "case c: set post-dominates and wait dominates";
       log.push_back("flag " + std::to_string(b.vid) + " removed: covered by flag " + std::to_string(a.vid) + " (" + why + ")");
-      plan.removeFlag(b.vid);
+      b.alive = false;  // its syncs go in one pass below: erasing them per flag cost the whole list each time
       break;
     }
   }
+  plan.dropSyncsOfDeadFlags();
   return log;
 }
 

@@ -154,9 +154,14 @@ void lowerAndJudgeAll(const std::vector<LoweringCase>& cases, const std::string&
       Program stripped = run.inserted.output;
       stripSync(stripped.body);
       CHECK(printAsck(stripped) == printAsck(normalizeCfg(run.lowering.program)));
-      // Flags, not barriers, order the pipes: the output beats barrier-all.
-      INFO("cycles " << run.report.cyclesMean << ", barrier-all " << run.report.barrierAllMean);
-      CHECK(run.report.cyclesMean < run.report.barrierAllMean);
+      // Flags, not barriers, order the pipes: the output beats barrier-all, unless the inserter found
+      // its placement slower in simulation and kept the barrier-all program (docs/ascend.md).
+      INFO("cycles " << run.report.cyclesMean << ", barrier-all " << run.report.barrierAllMean << ", kept barrier-all "
+                     << run.inserted.stats.keptBarrierAll);
+      if (run.inserted.stats.keptBarrierAll)
+        CHECK(run.inserted.stats.barrierAllCycles < run.inserted.stats.flagCycles);
+      else
+        CHECK(run.report.cyclesMean < run.report.barrierAllMean);
       (run.report.robust ? robust : notRobust)[targets[t].name].push_back(c.name);
     }
   }
