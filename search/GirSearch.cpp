@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -43,6 +44,45 @@ Expected<std::pair<LoweredSubgraph, Graph>> lowerAndOptimize(const TemplateState
 }
 
 namespace {
+
+// How much unit-scope storage a candidate's kernel may declare, as a multiple of the level's
+// capacity (docs/scale.md, "Fusion size"). The capacity check bounds what is live at once; the
+// GPU emitter gives every unit-scope buffer its own per-lane array, and ptxas pays for all of them:
+// a matrix-vector product in 24 K-chunks (96 arrays of 64 floats per lane, 24 times the 32,640
+// bytes of `reg`) took it 50 s and 3.5 GB per architecture, and a transformer block's projections
+// in K-chunks (6.3 times) 15 s instead of 3. The LayerNorms declare up to 3.5 times (two rows per
+// unit). Fixed templates (tests, `--templates`) are not limited.
+constexpr int64_t kDeclaredOverCapacity = 4;
+
+// Per kernel and unit-scope level: the bytes a unit declares there, each buffer counted at its
+// largest slice (a unit's part of it).
+Status checkDeclaredStorage(const Graph& g) {
+  auto kernel = kernelIndices(g);
+  std::map<std::pair<int, std::string>, std::map<uint32_t, int64_t>> declared;  // (kernel, level) -> buffer -> elements
+  for (size_t id = 0; id < g.nodes().size(); ++id) {
+    const Node& n = g.nodes()[id];
+    if (n.erased || kernel[id] < 0) continue;
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (SliceId sid : *list) {
+        const MemorySlice& sl = g.slice(sid);
+        const Buffer& buf = g.buffer(sl.buffer);
+        const LevelDecl* l = g.level(buf.level);
+        if (!l || l->scope != Scope::Unit || l->capacityBytes <= 0) continue;
+        int64_t& e = declared[{kernel[id], buf.level}][sl.buffer.value];
+        e = std::max(e, sl.numel());
+      }
+  }
+  for (const auto& [where, buffers] : declared) {
+    int64_t bytes = 0;
+    for (const auto& [b, e] : buffers) bytes += 4 * e;
+    int64_t capacity = g.level(where.second)->capacityBytes;
+    if (bytes > kDeclaredOverCapacity * capacity)
+      return makeError("kernel " + std::to_string(where.first) + " would declare " + std::to_string(bytes) + " bytes per unit in '" +
+                       where.second + "', over " + std::to_string(kDeclaredOverCapacity) + " times its capacity of " +
+                       std::to_string(capacity) + " (docs/scale.md, fusion size)");
+  }
+  return success();
+}
 
 bool better(const GraphCost& a, const GraphCost& b) {
   if (a.modelledUs != b.modelledUs) return a.modelledUs < b.modelledUs;
@@ -127,6 +167,8 @@ class TemplateSearch {
   bool evaluate(const TemplateState& state) {
     if (!evaluated_.insert(keyOf(state.choice())).second) return false;  // costed before a resumed search
     auto r = lowerAndOptimize(state, hw_, lowering_);
+    if (r)
+      if (auto size = checkDeclaredStorage(r->second); !size) r = size.takeError();
     if (!r) {
       ++stats_.infeasible;
       if (firstError_.empty()) firstError_ = r.error().str();

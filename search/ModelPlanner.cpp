@@ -56,6 +56,12 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
   return r;
 }
 
+// The most ops the GIR planner fuses into one candidate (docs/scale.md, "Fusion size"), as Inductor
+// caps its fusions (max_fusion_size, 64). Back ends pay for a kernel's size more than linearly: a
+// transformer block fused whole (76 ops, one kernel of 550 nodes) took nvcc 66 s per architecture
+// with its loops rolled and gave Ascend's flag allocation 40,000 virtual flags.
+constexpr size_t kMaxFusedOps = 64;
+
 // The GIR planner: the search on the whole subgraph, and on each baseline's groups; the fastest
 // valid candidate wins (the partitions make it never worse than a baseline under the same model).
 Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanProblem& p,
@@ -71,8 +77,11 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
   KernelGroups wholeGroup;
   wholeGroup.ops = {sub.ops};
   wholeGroup.exports = {sub.outputs};
-  auto whole = lowerPartition(g, sub, hw, wholeGroup, req.search);
   std::string wholeError;
+  auto whole = sub.ops.size() > kMaxFusedOps
+                   ? Expected<LoweredPlan>(makeError("the subgraph has " + std::to_string(sub.ops.size()) + " ops, over the " +
+                                                     std::to_string(kMaxFusedOps) + " one fusion may hold (docs/scale.md, fusion size)"))
+                   : lowerPartition(g, sub, hw, wholeGroup, req.search);
   if (whole) {
     stats = whole->stats;
     candidates.push_back(candidate(std::move(*whole), "whole subgraph"));

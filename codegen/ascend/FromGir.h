@@ -75,6 +75,9 @@ struct UnitPlan {
   std::vector<int> phaseOf;    // per node id; -1 for erased nodes
   int phases = 0;
   std::vector<NodeId> order;   // live non-sync nodes by (phase, topological position)
+  // The same nodes with each load at its first consumer (LoadPlacement::AtFirstConsumer, the order the
+  // GIR plan's capacity was checked in): what lowerPlanned falls back to when `order`'s early loads overflow UB.
+  std::vector<NodeId> consumerOrder;
   // Per phase, the chain k1 | k2 | ... of the unit terms u/k, u%k and of tile indices in that phase.
   std::vector<std::vector<int64_t>> divisors;
   std::vector<UnitNest> nests;    // by phase, then by first unit

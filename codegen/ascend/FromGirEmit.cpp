@@ -221,7 +221,16 @@ Expected<AsckLowering> lowerPlanned(const Graph& g, const UnitPlan& prepared, co
   UnitPlan plan = prepared;
   if (auto st = nestUnitLoops(g, plan, tileDivisors(g, plan)); !st) return st.takeError();
   auto lay = layoutBuffers(g, plan, opt);
+  std::optional<std::string> fallback;
+  if (!lay && plan.consumerOrder != plan.order) {
+    // Early loads overflowed UB: each load at its first consumer, the order the plan's capacity was checked in.
+    fallback = "loads placed at their first consumer: with every load early, " + lay.error().message;
+    plan.order = plan.consumerOrder;
+    if (auto st = nestUnitLoops(g, plan, tileDivisors(g, plan)); !st) return st.takeError();
+    lay = layoutBuffers(g, plan, opt);
+  }
   if (!lay) return lay.takeError();
+  if (fallback) lay->notes.push_back(*fallback);
   AsckLowering low;
   low.plan = std::move(plan);
   low.layout = std::move(*lay);

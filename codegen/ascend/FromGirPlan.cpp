@@ -74,7 +74,8 @@ class CrossUnitEdges : public AccessObserver {
 }  // namespace
 
 static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
-  auto topo = topologicalOrder(g);
+  // Loads go early: MTE2 runs ahead of the vector pipe, and the UB budget is the layout's to keep.
+  auto topo = topologicalOrder(g, LoadPlacement::Early);
   if (!topo) return makeError("the GIR graph has a cycle: it has no program order to lower");
   UseDef ud = computeUseDef(g);
   auto succ = successors(g, ud);
@@ -105,12 +106,16 @@ static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
     for (NodeId s : crossSucc[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - 1);
     if (latest != std::numeric_limits<int>::max()) plan.phaseOf[id.value] = std::max(plan.phaseOf[id.value], latest);
   }
-  for (NodeId id : *topo) {
-    plan.phases = std::max(plan.phases, plan.phaseOf[id.value] + 1);
-    if (!g.node(id).isSync()) plan.order.push_back(id);
-  }
-  std::stable_sort(plan.order.begin(), plan.order.end(),
-                   [&](NodeId a, NodeId b) { return plan.phaseOf[a.value] < plan.phaseOf[b.value]; });
+  for (NodeId id : *topo) plan.phases = std::max(plan.phases, plan.phaseOf[id.value] + 1);
+  auto byPhase = [&](const std::vector<NodeId>& nodes) {
+    std::vector<NodeId> out;
+    for (NodeId id : nodes)
+      if (!g.node(id).isSync()) out.push_back(id);
+    std::stable_sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return plan.phaseOf[a.value] < plan.phaseOf[b.value]; });
+    return out;
+  };
+  plan.order = byPhase(*topo);
+  plan.consumerOrder = byPhase(*topologicalOrder(g, LoadPlacement::AtFirstConsumer));
   return success();
 }
 

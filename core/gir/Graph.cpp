@@ -186,18 +186,82 @@ std::vector<int> kernelDepth(const Graph& g, const std::vector<std::vector<NodeI
   return late;
 }
 
+// Unit-scope elements a node reads and writes (its register footprint going in and coming out).
+std::pair<int64_t, int64_t> unitElements(const Graph& g, const Node& n) {
+  auto count = [&](const std::vector<SliceId>& slices) {
+    int64_t e = 0;
+    for (SliceId s : slices) {
+      const LevelDecl* l = g.level(g.buffer(g.slice(s).buffer).level);
+      if (l && l->scope == Scope::Unit) e += g.slice(s).numel();
+    }
+    return e;
+  };
+  return {count(n.inputs), count(n.outputs)};
+}
+
+// Whether every input the node reads from outside the unit is the same for all units (a LayerNorm's
+// gamma and beta, not its row of x).
+bool readsOnlyShared(const Graph& g, const Node& n) {
+  return std::all_of(n.inputs.begin(), n.inputs.end(), [&](SliceId s) {
+    const LevelDecl* l = g.level(g.buffer(g.slice(s).buffer).level);
+    return (l && l->scope == Scope::Unit) || g.slice(s).offset.isConstant();
+  });
+}
+
+// Whether `a` and `b` touch a buffer that one of them writes (buffer-wide, so conservative).
+bool conflicts(const Graph& g, const Node& a, const Node& b) {
+  auto writes = [&](const Node& n, BufferId buf) {
+    return std::any_of(n.outputs.begin(), n.outputs.end(), [&](SliceId s) { return g.slice(s).buffer == buf; });
+  };
+  auto touchesWritten = [&](const Node& writer, const Node& other) {
+    for (const auto* list : {&other.inputs, &other.outputs})
+      for (SliceId s : *list)
+        if (writes(writer, g.slice(s).buffer)) return true;
+    return false;
+  };
+  return touchesWritten(a, b) || touchesWritten(b, a);
+}
+
+// A node that grows a unit's footprint from data every unit shares or already holds (a load of a
+// parameter, a broadcast of a scalar into a row) waits until just before its first consumer, so
+// what it writes is live only while needed: a LayerNorm row's gamma and beta are loaded where they
+// are used, not at the kernel's start (docs/scale.md, "Loads of shared data wait"). Loads of a
+// unit's own data keep their place: moving a matrix-vector product's K-chunk loads let the search
+// pick 24-chunk templates whose kernels took ptxas 50 s and 3.5 GB each. It never passes a device sync (a kernel's end) or a node touching a
+// buffer either of them writes (a block sync included), so the order stays one that every unit's
+// program order allows.
+void sinkToFirstConsumer(const Graph& g, const std::vector<std::vector<NodeId>>& succ, std::vector<NodeId>& order) {
+  std::vector<size_t> pos(g.nodes().size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) pos[order[i].value] = i;
+  for (size_t i = order.size(); i-- > 0;) {
+    const Node& n = g.node(order[i]);
+    if (n.isSync() || succ[order[i].value].empty()) continue;
+    auto [in, out] = unitElements(g, n);
+    if (out <= in || !readsOnlyShared(g, n)) continue;
+    size_t consumer = order.size();
+    for (NodeId s : succ[order[i].value]) consumer = std::min(consumer, pos[s.value]);
+    size_t to = i;
+    while (to + 1 < consumer && !isDeviceSync(g.node(order[to + 1])) && !conflicts(g, n, g.node(order[to + 1]))) ++to;
+    if (to == i) continue;
+    std::rotate(order.begin() + static_cast<long>(i), order.begin() + static_cast<long>(i) + 1, order.begin() + static_cast<long>(to) + 1);
+    for (size_t k = i; k <= to; ++k) pos[order[k].value] = k;
+  }
+}
+
 }  // namespace
 
-std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g) {
+std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g, LoadPlacement loads) {
   auto ud = computeUseDef(g);
   auto succ = successors(g, ud);
   auto first = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
   if (!first) return std::nullopt;
   auto depth = kernelDepth(g, succ, *first);
-  return kahn(g, succ, [&](NodeId id) {
+  auto order = kahn(g, succ, [&](NodeId id) {
     int64_t k = 2 * depth[id.value] + (isDeviceSync(g.node(id)) ? 1 : 0);
     return (k << 32) | id.value;
   });
+  if (order && loads == LoadPlacement::AtFirstConsumer) sinkToFirstConsumer(g, succ, *order);
+  return order;
 }
 
 std::vector<int> kernelIndices(const Graph& g) {

@@ -181,8 +181,14 @@ UseDef computeUseDef(const Graph& g);
 
 // Dependency edges between live nodes: every writer of a slice precedes every reader.
 std::vector<std::vector<NodeId>> successors(const Graph& g, const UseDef& ud);
-// Topological order of live nodes (stable: kernel index, then id); nullopt when cyclic.
-std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g);
+// Where a node that grows a unit's footprint (a load into registers, a broadcast of a scalar into
+// a row) goes: just before its first consumer, so what it writes is live only while needed (the
+// order that liveness, capacity and the CPU/GPU code use), or as early as the graph allows (for a
+// back end whose load queue runs ahead of its compute, Ascend's MTE2).
+enum class LoadPlacement { AtFirstConsumer, Early };
+// Topological order of live nodes (stable: kernel index, then id, then loads placed as asked);
+// nullopt when cyclic.
+std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g, LoadPlacement loads = LoadPlacement::AtFirstConsumer);
 // Kernel index per node (number of device syncs on the longest path before it); -1 for device
 // syncs themselves and erased nodes. Requires an acyclic graph.
 std::vector<int> kernelIndices(const Graph& g);

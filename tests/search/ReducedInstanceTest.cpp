@@ -131,7 +131,8 @@ TEST_CASE("scale: a layernorm over 8192x1024 plans to the same GIR text as its r
   CHECK_FALSE(full->stats.reducedInstance.empty());
   CHECK(full->cost.kernels == 1);
   CHECK(full->cost.dramBytes == s.sub.minBytes);
-  CHECK(full->optimized.units >= 8192);
+  // Units hold whole rows (one or two: three rows of 1,024 live at once fit the unit level twice over).
+  CHECK((full->optimized.units == 8192 || full->optimized.units == 4096));
   auto report = checkMemoryModelSymbolic(full->optimized);
   REQUIRE(report);
   CHECK(report->clean());
