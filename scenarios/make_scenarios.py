@@ -250,10 +250,6 @@ def scale_set():
     ]
     save_scale("depthwise_silu_b32", nodes, [f32("x", [32, 96, 112, 112])], [f32("y", [32, 96, 56, 56])],
                [weight("w_dw", [96, 1, 3, 3]), weight("b_dw", [96])])
-    # Rows of 8,192 (LLaMA-70B's hidden size): three live rows are 96 KiB, over every target's unit
-    # level, so no single kernel holds it (docs/scale.md); last, so the files above keep their weights.
-    nodes, inits = layer_norm_nodes("x", "y", "ln", 8192)
-    save_scale("layernorm_4096x8192", nodes, [f32("x", [4096, 8192])], [f32("y", [4096, 8192])], inits)
 
 
 if __name__ == "__main__":

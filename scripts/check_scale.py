@@ -48,7 +48,9 @@ def check_run(gir, model):
     if p.returncode != 0:
         return False, secs, (p.stderr or p.stdout).strip().splitlines()[-1:]
     doc = json.loads(p.stdout)
-    wrong = [f"{c['planner']} {c.get('variant', '')}: rel error {c['max_rel_error']}" for c in doc["candidates"] if not c["matches"]]
+    wrong = [f"{c['planner']} {c.get('variant', '')}: skipped: {c['skipped']}" for c in doc["candidates"] if c.get("skipped")]
+    wrong += [f"{c['planner']} {c.get('variant', '')}: rel error {c['max_rel_error']}" for c in doc["candidates"]
+              if not c.get("skipped") and not c["matches"]]
     planners = {c["planner"] for c in doc["candidates"]}
     missing = [name for name in PLANNERS if name not in planners]
     return not wrong and not missing, secs, wrong + [f"not run: {m}" for m in missing]
