@@ -118,7 +118,8 @@ Graph efficientnetB0() {
 struct Row {
   std::string model;
   size_t subgraphs = 0, ops = 0;
-  int64_t explored = 0, pruned = 0, kernels = 0, bytes = 0, minimal = 0, memoHits = 0, reduced = 0, inconclusive = 0;
+  double pruned = 0;
+  int64_t explored = 0, kernels = 0, bytes = 0, minimal = 0, memoHits = 0, reduced = 0, inconclusive = 0;
   double seconds = 0, searchSeconds = 0, validateSeconds = 0, checkSeconds = 0;
   long peakKb = 0;
   std::string failure;
@@ -154,7 +155,7 @@ Status planOne(const Graph& g, const Subgraph& sub, const HardwareDesc& hw, sear
   r.memoHits += found->stats.memoHits;
   r.searchSeconds += found->stats.seconds;
   r.validateSeconds += found->stats.validateSeconds;
-  r.pruned = std::min<int64_t>(INT64_MAX / 4, r.pruned + found->stats.pruned);
+  r.pruned += found->stats.pruned;
   r.kernels += found->cost.kernels;
   r.bytes += found->cost.dramBytes;
   return gir::success();
@@ -173,7 +174,8 @@ Row searchModel(const std::string& name, const Graph& g, const HardwareDesc& hw,
   r.subgraphs = pre->subgraphs.size();
   std::vector<double> times;
   for (int k = 0; k < repeats; ++k) {
-    r.ops = r.memoHits = r.explored = r.pruned = r.kernels = r.bytes = r.minimal = r.reduced = r.inconclusive = 0;
+    r.ops = r.memoHits = r.explored = r.kernels = r.bytes = r.minimal = r.reduced = r.inconclusive = 0;
+    r.pruned = 0;
     r.searchSeconds = r.validateSeconds = r.checkSeconds = 0;
     auto start = std::chrono::steady_clock::now();
     search::SearchMemo memo;  // as the model planner does: repeated blocks are searched once

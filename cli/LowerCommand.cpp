@@ -71,7 +71,7 @@ int runLower(const CommandArgs& argv) {
       std::cerr << "# templates:";
       for (const auto& t : found->choice) std::cerr << " " << t.str();
       std::cerr << "\n# after greedy: " << found->cost.str() << "\n# search: " << found->stats.explored << " explored, "
-                << found->stats.pruned << " pruned, " << found->stats.infeasible << " infeasible, " << found->stats.seconds << " s"
+                << search::formatCount(found->stats.pruned) << " pruned, " << found->stats.infeasible << " infeasible, " << found->stats.seconds << " s"
                 << (found->stats.beam ? " (beam)" : "") << "\n";
       optimized = std::move(found->optimized);
       lowered = std::move(found->lowered);

@@ -143,7 +143,7 @@ int runPlan(const CommandArgs& argv) {
     text << "\nsubgraph " << sp.index << ": " << sp.subgraph->ops.size() << " ops, minimal " << sp.minimalBytes << " B\n";
     printTable(text, rows, sp.minimalBytes);
     if (const auto* g = sp.find("gir"))
-      text << "  gir: " << g->origin << "; search " << sp.search.explored << " explored, " << sp.search.pruned << " pruned, "
+      text << "  gir: " << g->origin << "; search " << sp.search.explored << " explored, " << search::formatCount(sp.search.pruned) << " pruned, "
            << std::setprecision(3) << sp.search.seconds << " s\n";
     if (const auto* g = sp.find("gir"); g && !g->wholeSubgraphError.empty()) text << "  gir: the whole subgraph gives no plan: " << g->wholeSubgraphError << "\n";
     if (const auto* g = sp.find("gir"); g && !g->checkMethod.empty()) text << "  checked: " << g->checkMethod << "\n";
@@ -158,7 +158,7 @@ int runPlan(const CommandArgs& argv) {
   }
   text << "\ntotal: minimal " << rep.minimal << " B\n";
   printTable(text, rep.totals, rep.minimal);
-  text << "search: " << rep.search.explored << " explored, " << rep.search.pruned << " pruned, " << std::setprecision(3) << rep.search.seconds << " s\n";
+  text << "search: " << rep.search.explored << " explored, " << search::formatCount(rep.search.pruned) << " pruned, " << std::setprecision(3) << rep.search.seconds << " s\n";
   if (args->has("json")) {
     nlohmann::json j{{"model", args->positional[0]}, {"target", hw->name}, {"minimal_bytes", rep.minimal}, {"search", searchJson(rep.search)}, {"subgraphs", subs}};
     if (folded) j["library_epilogues"] = nlohmann::json::parse(compute::libraryEpiloguesToJson(*graph, *folded));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,13 @@
 #include "search/templates/SubgraphCheck.h"
 
 namespace gir::search {
+
+std::string formatCount(double n) {
+  char buf[32];
+  if (n < 1e15) std::snprintf(buf, sizeof buf, "%.0f", n);
+  else std::snprintf(buf, sizeof buf, "%.2e", n);
+  return buf;
+}
 
 double modelledLowerBound(const compute::Subgraph& sub, const HardwareDesc& hw) {
   double bw = hw.dramBandwidthGBs();
@@ -141,15 +149,15 @@ class TemplateSearch {
   }
 
  private:
-  // Combinations of the ops from i on (saturating: the counts of big subgraphs overflow).
-  int64_t combosFrom(size_t i) const {
+  // Combinations of the ops from i on (a double: a big subgraph's count is far past int64).
+  double combosFrom(size_t i) const {
     double n = 1;
     for (size_t j = i; j < options_.size(); ++j) n *= static_cast<double>(options_[j].size());
-    return n >= 9e18 ? INT64_MAX / 4 : static_cast<int64_t>(n);
+    return n;
   }
 
   Expected<SearchResult> timedPick(double& seconds) {
-    stats_.pruned = std::max<int64_t>(0, combosFrom(0) - stats_.explored - stats_.infeasible);
+    stats_.pruned = std::max(0.0, combosFrom(0) - static_cast<double>(stats_.explored + stats_.infeasible));
     std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return better(a.cost, b.cost); });
     if (o_.oneKernel) std::stable_partition(candidates_.begin(), candidates_.end(), [](const Candidate& c) { return c.cost.kernels <= 1; });
     auto start = std::chrono::steady_clock::now();

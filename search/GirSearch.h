@@ -40,7 +40,8 @@ struct SearchOptions {
 
 struct SearchStats {
   int64_t explored = 0;    // complete candidates lowered, optimized and costed
-  int64_t pruned = 0;      // candidates never costed: cut by the bound, infeasible prefixes, beam drops
+  double pruned = 0;       // candidates never costed: cut by the bound, infeasible prefixes, beam drops
+                           // (a double: a subgraph of 76 ops has ~10^18 combinations, a model sums many)
   int64_t infeasible = 0;  // complete candidates whose templates did not apply
   double seconds = 0;          // choosing the templates (lowering, greedy, costing the candidates)
   double validateSeconds = 0;  // checking the chosen plan (memory model + reference evaluator)
@@ -48,6 +49,9 @@ struct SearchStats {
   bool beam = false;
   std::string reducedInstance;  // searched on this reduced instance (docs/scale.md); empty: at full size
 };
+
+// A count that may be astronomically large, for text: digits up to 10^15, then "2.31e+18".
+std::string formatCount(double n);
 
 struct Candidate {
   std::vector<OpTemplate> choice;
