@@ -181,10 +181,12 @@ UseDef computeUseDef(const Graph& g);
 
 // Dependency edges between live nodes: every writer of a slice precedes every reader.
 std::vector<std::vector<NodeId>> successors(const Graph& g, const UseDef& ud);
-// Where a node that grows a unit's footprint (a load into registers, a broadcast of a scalar into
-// a row) goes: just before its first consumer, so what it writes is live only while needed (the
-// order that liveness, capacity and the CPU/GPU code use), or as early as the graph allows (for a
-// back end whose load queue runs ahead of its compute, Ascend's MTE2).
+// Where a node that grows a unit's footprint from data every unit shares or already holds (a load
+// of a parameter row, a broadcast of the unit's own scalar into a row) goes: just before its first
+// consumer, so what it writes is live only while needed (the order that liveness, capacity and the
+// CPU/GPU code use), or as early as the graph allows (for a back end whose load queue runs ahead of
+// its compute, Ascend's MTE2). Loads of a unit's own data keep their place either way
+// (docs/scale.md, "Loads of shared data wait for their first consumer").
 enum class LoadPlacement { AtFirstConsumer, Early };
 // Topological order of live nodes (stable: kernel index, then id, then loads placed as asked);
 // nullopt when cyclic.
