@@ -22,27 +22,19 @@ Stepper::Stepper(Graph g, std::optional<HardwareDesc> hw, bool checked, uint64_t
   if (out) reference_ = std::move(*out);
 }
 
-namespace {
-
 // Capacity is the plan's to meet, not every step's: a merge can keep one more row live until the
 // next merge drops a copy (LayerNorm 8192x1024 in two-row units holds 32,768 B of 32,640 for one
 // step; docs/rewrites.md). A checked step fails on what makes a graph wrong: a verifier error, a
 // race, a scope violation, an uninitialised read or changed outputs.
-bool wrong(const MemoryCheckReport& r) {
-  return std::any_of(r.findings.begin(), r.findings.end(), [](const MemoryFinding& f) { return f.kind != FindingKind::CapacityOverflow; });
-}
-
-}  // namespace
-
 Status verifyOutputs(const Graph& g, const TensorMap& inputs, const TensorMap& reference, const std::string& context) {
   if (!interpretable(g)) {  // too large to run: decided on the affine forms instead
     if (auto st = verifyGraph(g); !st) return makeError(context + " left an invalid graph:\n" + st.error().str());
     auto report = checkMemoryModelSymbolic(g);  // an error here is isl's operation budget: inconclusive
-    if (report && wrong(*report)) return makeError(context + " left an invalid graph:\n" + report->str());
+    if (report && report->firstBeyondCapacity()) return makeError(context + " left an invalid graph:\n" + report->str());
     return success();
   }
   ValidityReport r = checkValidity(g, inputs);
-  if (!r.verified || !r.runError.empty() || wrong(r.memory)) return makeError(context + " left an invalid graph:\n" + r.str());
+  if (!r.verified || !r.runError.empty() || r.memory.firstBeyondCapacity()) return makeError(context + " left an invalid graph:\n" + r.str());
   // Exact rewrites may still round differently (swap moves a scaling across a sum): compare like
   // numpy.allclose with the tolerances the ONNX node tests use.
   std::string where;

@@ -204,11 +204,10 @@ std::string kernelName(const std::string& n) {
 static Status raceFree(const Graph& g) {
   auto rep = checkMemoryModel(g, randomInputs(g, 1));
   if (!rep) return rep.takeError();
-  for (const auto& f : rep->findings)
-    if (f.kind != FindingKind::CapacityOverflow)
-      return makeError("the GIR graph has no single program order to lower: " + std::string(findingKindName(f.kind)) + ": " + f.message,
-                       SourceLocation{"", 0, 0, f.secondNode.valid() ? describeNode(g, f.secondNode) : ""});
-  return success();
+  const MemoryFinding* f = rep->firstBeyondCapacity();
+  if (!f) return success();
+  return makeError("the GIR graph has no single program order to lower: " + std::string(findingKindName(f->kind)) + ": " + f->message,
+                   SourceLocation{"", 0, 0, f->secondNode.valid() ? describeNode(g, f->secondNode) : ""});
 }
 
 Expected<UnitPlan> prepareGir(const Graph& g, PhaseSplit phases) {

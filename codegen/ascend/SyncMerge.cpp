@@ -176,10 +176,9 @@ struct Edits {
   std::vector<int> freshFrom;  // per vid: its syncs with a lower pid were replaced by a merge
   void apply(SyncPlan& plan) const {
     plan.syncs.erase(std::remove_if(plan.syncs.begin(), plan.syncs.end(),
-                                    [&](const PlacedSync& s) {
-                                      return s.vid >= 0 && (!plan.flags[s.vid].alive || s.pid < freshFrom[s.vid]);
-                                    }),
+                                    [&](const PlacedSync& s) { return s.vid >= 0 && s.pid < freshFrom[s.vid]; }),
                      plan.syncs.end());
+    plan.dropSyncsOfDeadFlags();
   }
 };
 

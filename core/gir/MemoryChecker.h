@@ -26,6 +26,13 @@ struct MemoryCheckReport {
   std::vector<MemoryFinding> findings;  // at most a few per kind; `total` counts all
   size_t total = 0;
   bool clean() const { return total == 0; }
+  // The first finding that makes the graph wrong rather than too big for its target (anything but a
+  // capacity overflow); null when there is none. Findings are kept per kind, so none is missed.
+  const MemoryFinding* firstBeyondCapacity() const {
+    for (const auto& f : findings)
+      if (f.kind != FindingKind::CapacityOverflow) return &f;
+    return nullptr;
+  }
   std::string str() const;
   // The first finding and how many more, on one line; empty when clean.
   std::string summary() const;
