@@ -9,6 +9,7 @@
 #include "cli/Commands.h"
 #include "codegen/gpu/GpuCorpus.h"
 #include "codegen/gpu/GpuRun.h"
+#include "search/ModelPlanner.h"
 
 namespace gir::cli {
 
@@ -19,9 +20,8 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 }
 
 Expected<std::vector<std::string>> plannersOf(const std::string& opt) {
-  if (opt.empty() || opt == "all") return gpu::knownPlanners();
-  for (const auto& p : gpu::knownPlanners())
-    if (p == opt) return std::vector<std::string>{p};
+  if (opt.empty() || opt == "all") return search::plannerNames();
+  if (search::isPlannerName(opt)) return std::vector<std::string>{opt};
   return makeError("--planner expects gir, eager, xla, tvm or all, got '" + opt + "'");
 }
 

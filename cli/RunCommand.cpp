@@ -15,6 +15,7 @@
 #include "codegen/cpu/Calibration.h"
 #include "codegen/cpu/CpuCheck.h"
 #include "codegen/cpu/CpuModel.h"
+#include "search/ModelPlanner.h"
 #include "codegen/cpu/PlanCandidates.h"
 #include "core/gir/Parser.h"
 #include "core/gir/Validity.h"
@@ -59,8 +60,8 @@ Expected<RunOptions> runOptions(const Args& a) {
   if (target != "cpu" && target != "cpu-host")
     return makeError("unknown target '" + target + "' for gir run (expected cpu, nvidia-h100, nvidia-a100 or amd-mi100)");
   std::string planner = a.option("planner", "all");
-  if (planner == "all") o.planners = plannerNames();
-  else if (std::find(plannerNames().begin(), plannerNames().end(), planner) != plannerNames().end()) o.planners = {planner};
+  if (planner == "all") o.planners = search::plannerNames();
+  else if (search::isPlannerName(planner)) o.planners = {planner};
   else return makeError("unknown planner '" + planner + "' (expected gir, eager, xla, tvm or all)");
   o.measure = a.has("measure");
   o.json = a.has("json");

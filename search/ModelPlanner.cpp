@@ -15,6 +15,11 @@ const std::vector<std::string>& plannerNames() {
   return names;
 }
 
+bool isPlannerName(const std::string& name) {
+  const auto& names = plannerNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 const PlannerResult* SubgraphPlans::find(const std::string& name) const {
   for (const auto& p : planners)
     if (p.planner == name) return &p;

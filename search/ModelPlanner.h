@@ -51,7 +51,8 @@ struct PlanRequest {
   bool libraryEpilogue = false;
 };
 
-const std::vector<std::string>& plannerNames();  // gir, eager, xla, tvm
+const std::vector<std::string>& plannerNames();  // gir, eager, xla, tvm: every planner, in report order
+bool isPlannerName(const std::string& name);
 
 Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
                                      const PlanRequest& request);

@@ -5,11 +5,6 @@
 
 namespace gir::codegen::cpu {
 
-const std::vector<std::string>& plannerNames() {
-  static const std::vector<std::string> kNames = {"gir", "eager", "xla", "tvm"};
-  return kNames;
-}
-
 namespace {
 
 // Template variants measured per planner: units per block (the CPU's scratch-sharing group).

@@ -22,9 +22,6 @@ struct PlanCandidate {
   std::string skipReason;  // when not lowered: why, naming the scenario's op or the missing piece
 };
 
-// Every planner name `gir run --planner` accepts, in report order.
-const std::vector<std::string>& plannerNames();
-
 // Candidates for the planners asked for; several template variants per lowerable planner.
 std::vector<PlanCandidate> planCandidates(const compute::Graph& model, const compute::Subgraph& sub, const HardwareDesc& hw,
                                           const std::vector<std::string>& planners);

@@ -61,12 +61,10 @@ Expected<GpuCase> caseFromLowered(const compute::Graph& model, const compute::Su
   return c;
 }
 
-std::vector<std::string> knownPlanners() { return search::plannerNames(); }
-
 Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const HardwareDesc& hw,
                                           const std::vector<std::string>& planners, uint64_t seed, std::vector<std::string>* skipped) {
   for (const auto& p : planners)
-    if (std::find(knownPlanners().begin(), knownPlanners().end(), p) == knownPlanners().end())
+    if (!search::isPlannerName(p))
       return makeError("unknown planner '" + p + "' for GPU code generation; known: gir, eager, xla, tvm");
   auto model = compute::importOnnxFile(onnxPath);
   if (!model) return model.takeError();
@@ -146,7 +144,7 @@ std::vector<GpuCase> gpuCompileCorpus(const std::string& sourceDir, const Hardwa
       if (!v.valid()) { skip(f.filename().string(), "not a valid graph: " + v.str()); continue; }
       out.push_back(std::move(*c));
     } else if (f.extension() == ".onnx") {
-      auto plans = modelPlans(f.string(), hw, knownPlanners(), 7, skipped);
+      auto plans = modelPlans(f.string(), hw, search::plannerNames(), 7, skipped);
       if (!plans) { skip(f.filename().string(), plans.error().str()); continue; }
       for (auto& c : *plans) out.push_back(std::move(c));
     }

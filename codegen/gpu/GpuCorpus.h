@@ -26,8 +26,6 @@ struct GpuCase {
   int64_t minBytes = 0;   // the subgraph's minimal DRAM bytes; for a file: inputs + outputs once
 };
 
-std::vector<std::string> knownPlanners();  // "gir", "eager", "xla", "tvm"
-
 // A model's plans: every memory-bound subgraph under each planner, from search::planModel (the GIR
 // planner's template search, and the baselines lowered with the same templates). The one function
 // that turns a model into GIR plans for the GPU back ends. Fails naming the subgraph and planner when

@@ -8,6 +8,7 @@
 #include "codegen/gpu/GpuPlan.h"
 #include "core/gir/Graph.h"
 #include "core/gir/Parser.h"
+#include "search/ModelPlanner.h"
 #include "tests/gpu/GpuTestSupport.h"
 
 using namespace gir;
@@ -168,7 +169,7 @@ TEST_CASE("every plan of the row-wise scenarios keeps its register and shared bu
   REQUIRE(hw);
   std::vector<gpu::GpuCase> cases;
   for (const char* m : {"softmax", "layernorm", "rmsnorm", "gelu", "silu", "row_reduction", "bert_bias_residual_layernorm", "efficientnet"}) {
-    auto plans = gpu::modelPlans(test::sourcePath(std::string("scenarios/") + m + ".onnx"), *hw, gpu::knownPlanners(), 7);
+    auto plans = gpu::modelPlans(test::sourcePath(std::string("scenarios/") + m + ".onnx"), *hw, search::plannerNames(), 7);
     INFO(m << (plans ? "" : ": " + plans.error().str()));
     REQUIRE(plans);
     for (auto& c : *plans) cases.push_back(std::move(c));
