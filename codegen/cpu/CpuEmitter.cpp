@@ -23,11 +23,13 @@ bool reservedName(const std::string& s) {
       "register", "extern", "inline", "goto", "sizeof", "try", "catch", "throw", "virtual", "friend", "private",
       "public", "protected", "mutable", "explicit", "export", "and", "or", "not", "xor", "NAN", "INFINITY", "main"};
   if (kReserved.count(s) || s.rfind("gir", 0) == 0 || s.rfind("GIR", 0) == 0 || s[0] == '_') return true;
-  // in<k>, t<k>, i<k> are the emitter's operand, temporary and loop names.
-  for (const char* p : {"in", "t", "i"}) {
+  // in<k>, in<n>_<k>, t<k>, i<k>, v<n>, acc<n>, out<n> are the emitter's operand, temporary,
+  // loop, value, accumulator and output names.
+  for (const char* p : {"in", "t", "i", "v", "acc", "out"}) {
     std::string pre = p;
-    if (s.size() > pre.size() && s.rfind(pre, 0) == 0 &&
-        std::all_of(s.begin() + static_cast<long>(pre.size()), s.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+    if (s.size() > pre.size() && s.rfind(pre, 0) == 0 && std::all_of(s.begin() + static_cast<long>(pre.size()), s.end(), [](char ch) {
+          return std::isdigit(static_cast<unsigned char>(ch)) || ch == '_';
+        }))
       return true;
   }
   return false;
@@ -85,21 +87,23 @@ bool onStack(const BufferPlan& p) { return p.placement == Placement::PerUnit && 
 
 void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, size_t stage, Status& status) {
   const Stage& st = k.stages[stage];
+  std::vector<LoopGroup> groups = fuseStage(c.g, st);
+  std::vector<bool> values = valueBuffers(c.g, c.schedule, groups);
   w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
                                                                 std::to_string(stage - 1) + ")" : ""));
   w.open("for (int64_t u = u0; u < u1; ++u)");
   for (const BufferPlan& p : c.schedule.buffers) {
-    if (!onStack(p) || p.kernel != k.index) continue;
+    if (!onStack(p) || p.kernel != k.index || values[p.buffer.value]) continue;
     bool used = false;
     for (NodeId id : st.nodes) used = used || touches(c.g, id, p.buffer);
     if (used) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
   }
-  for (NodeId id : st.nodes) {
-    const Node& n = c.g.node(id);
-    UnitDomain d = c.g.domainOf(n);
+  for (const LoopGroup& grp : groups) {
+    UnitDomain d = c.g.domainOf(c.g.node(grp.nodes[0]));  // every member of a group has this domain
     bool guarded = d.begin > 0 || d.end < c.g.units;
     if (guarded) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
-    if (auto s = emitNode(w, c, id); !s && status) status = s;
+    if (grp.fused) emitLoopGroup(w, c, grp, values);
+    else if (auto s = emitNode(w, c, grp.nodes[0]); !s && status) status = s;
     if (guarded) w.close();
   }
   w.close();

@@ -193,10 +193,12 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
   });
 }
 
-// Sums and products accumulate in double, as the interpreter does: a float sum of a long column of
-// mixed signs loses digits against a result near zero. Max and min are exact in float.
+// Max and min are exact in float. Sums and products accumulate in double lanes, as the interpreter
+// does: float lanes lose about eps * sqrt(n) * |x| (a 4096-long column sum missed the check's
+// tolerance by 100x near zero), and at DRAM scale the double adds cost no time (docs/cpu.md,
+// "Reductions").
 struct ReduceSpelling {
-  std::string type, identity, clause, combine;  // combine: with "acc" and "v" substituted by the caller
+  std::string type, identity, clause, combine;  // combine: with "A" and "V" substituted by the caller
 };
 
 ReduceSpelling reduceSpelling(ReduceOp op) {
@@ -208,6 +210,8 @@ ReduceSpelling reduceSpelling(ReduceOp op) {
   }
   GIR_UNREACHABLE("unknown reduce op");
 }
+
+ReduceSpelling reduceSpelling(const Graph& g, NodeId id) { return reduceSpelling(std::get<ReducePayload>(g.node(id).payload).op); }
 
 std::string combine(const ReduceSpelling& r, const std::string& acc, const std::string& v) {
   std::string s = r.combine;
@@ -259,7 +263,99 @@ void emitReduce(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNe
   });
 }
 
+// The value an operand of a fused node reads: a forwarded local, or a load through its pointer.
+std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, int& deviceLoads) {
+  const NestOperand& op = grp.nests[k].inputs[input];
+  int from = forwardedFrom(c.g, grp, k, input);
+  if (from >= 0 && !isDevice(c, op.slice)) return "v" + std::to_string(grp.nodes[static_cast<size_t>(from)].value);
+  deviceLoads += isDevice(c, op.slice) ? 1 : 0;
+  return "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(input) + "[" + indexExpr(op.strides) + "]";
+}
+
+// One node's statements inside the fused loop body; returns the device accesses per iteration.
+int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const std::vector<bool>& values) {
+  NodeId id = grp.nodes[k];
+  const Node& n = c.g.node(id);
+  const LoopNest& nest = grp.nests[k];
+  std::string me = std::to_string(id.value);
+  w.line("// node " + me + ": " + describeNode(c.g, id));
+  int device = 0;
+  std::vector<std::string> operands;
+  for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, device));
+  if (n.kind() == NodeKind::Reduce) {
+    w.line("acc" + me + " = " + combine(reduceSpelling(c.g, id), "acc" + me, operands[0]) + ";");
+    return device;
+  }
+  std::string value = operands.empty() ? "" : operands[0];
+  if (n.kind() == NodeKind::Elementwise) {
+    const auto& p = std::get<ElementwisePayload>(n.payload);
+    std::vector<std::string> args;
+    for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : operands[static_cast<size_t>(o.input)]);
+    value = elementwiseExpr(p.op, args);
+  }
+  w.line("const float v" + me + " = " + value + ";");
+  if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
+  w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
+  return device + (isDevice(c, nest.output.slice) ? 1 : 0);
+}
+
+std::string nodeList(const LoopGroup& grp) {
+  std::string out;
+  for (NodeId id : grp.nodes) out += (out.empty() ? "" : ", ") + std::to_string(id.value);
+  return out;
+}
+
 }  // namespace
+
+void emitLoopGroup(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& values) {
+  size_t loops = grp.extents.size(), kept = 0;
+  while (kept < loops && !grp.reduced[kept]) ++kept;
+  std::string space;
+  for (int64_t e : grp.extents) space += (space.empty() ? "" : ",") + std::to_string(e);
+  std::string reduced = kept + 1 == loops ? ", the innermost loop reduced" : kept < loops ? ", the innermost " + std::to_string(loops - kept) + " loops reduced" : "";
+  w.line("// one loop nest over [" + space + "]" + (grp.nodes.size() > 1 ? " for nodes " + nodeList(grp) : "") + reduced);
+  w.open("");
+  std::vector<size_t> reduces;
+  for (size_t k = 0; k < grp.nodes.size(); ++k) {
+    const LoopNest& nest = grp.nests[k];
+    std::string me = std::to_string(grp.nodes[k].value);
+    for (size_t i = 0; i < nest.inputs.size(); ++i) {
+      if (forwardedFrom(c.g, grp, k, i) >= 0 && !isDevice(c, nest.inputs[i].slice)) continue;
+      w.line("const float* const in" + me + "_" + std::to_string(i) + " = " + sliceBase(c, nest.inputs[i].slice) + ";  // " +
+             sliceComment(c, nest.inputs[i].slice));
+    }
+    if (!values[c.g.slice(nest.output.slice).buffer.value])
+      w.line("float* const out" + me + " = " + sliceBase(c, nest.output.slice) + ";  // " + sliceComment(c, nest.output.slice));
+    if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
+  }
+  auto body = [&] {
+    int device = 0;
+    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values);
+    count(w, c, device);
+  };
+  if (reduces.empty()) {
+    emitLoops(w, grp.extents, 0, loops, "omp simd", 1, body);
+    w.close();
+    return;
+  }
+  std::string pragma = "omp simd";
+  for (size_t k : reduces) pragma += " reduction(" + reduceSpelling(c.g, grp.nodes[k]).clause + ":acc" + std::to_string(grp.nodes[k].value) + ")";
+  emitLoops(w, grp.extents, 0, kept, "", 0, [&] {
+    for (size_t k : reduces) {
+      ReduceSpelling r = reduceSpelling(c.g, grp.nodes[k]);
+      w.line(r.type + " acc" + std::to_string(grp.nodes[k].value) + " = " + r.identity + ";");
+    }
+    emitLoops(w, grp.extents, kept, loops, pragma, loops - kept, body);
+    for (size_t k : reduces) {
+      std::string me = std::to_string(grp.nodes[k].value);
+      std::string acc = "acc" + me;
+      w.line("out" + me + "[" + indexExpr(grp.nests[k].output.strides) + "] = " +
+             (reduceSpelling(c.g, grp.nodes[k]).type == "float" ? acc : "static_cast<float>(" + acc + ")") + ";");
+      count(w, c, isDevice(c, grp.nests[k].output.slice) ? 1 : 0);
+    }
+  });
+  w.close();
+}
 
 Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id) {
   auto nest = loopNestOf(c.g, id);

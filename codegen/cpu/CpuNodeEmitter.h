@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/schedule/FusedLoops.h"
 #include "codegen/schedule/LoopNest.h"
 #include "codegen/schedule/Schedule.h"
 #include "core/Expected.h"
@@ -40,5 +41,9 @@ std::string floatLiteral(double v);
 
 // Emits the node's statements (inside a scope of its own) into w.
 Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id);
+
+// Emits a fused group (codegen/schedule/FusedLoops.h) as one loop nest with one commented block of
+// statements per node; buffers marked in `values` (per buffer id) live in locals v<node>, not arrays.
+void emitLoopGroup(CodeWriter& w, const EmitContext& c, const LoopGroup& group, const std::vector<bool>& values);
 
 }  // namespace gir::codegen::cpu

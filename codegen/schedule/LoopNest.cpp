@@ -221,6 +221,36 @@ Expected<LoopNest> broadcastNest(const Graph& g, NodeId id, const Node& n) {
 
 }  // namespace
 
+std::optional<std::vector<int64_t>> commonRefinement(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  if (product(a) != product(b)) return std::nullopt;
+  return refine(a, b);
+}
+
+std::optional<LoopNest> refineNest(const LoopNest& nest, const std::vector<int64_t>& extents) {
+  // origin[r]: the loop of `nest` that refined loop r came from (innermost first, as restride walks).
+  std::vector<size_t> origin(extents.size());
+  size_t r = extents.size();
+  for (size_t d = nest.extents.size(); d-- > 0;)
+    for (int64_t left = nest.extents[d]; left > 1; left /= extents[r]) {
+      if (r == 0 || left % extents[r - 1] != 0) return std::nullopt;
+      origin[--r] = d;
+    }
+  while (r > 0 && extents[r - 1] == 1) origin[--r] = 0;  // leading 1-loops: walk nothing
+  if (r != 0) return std::nullopt;
+  LoopNest out = nest;
+  out.extents = extents;
+  out.reduced.assign(extents.size(), false);
+  for (size_t k = 0; k < extents.size(); ++k) out.reduced[k] = !nest.extents.empty() && nest.reduced[origin[k]];
+  std::vector<NestOperand*> ops{&out.output};
+  for (auto& in : out.inputs) ops.push_back(&in);
+  for (NestOperand* op : ops) {
+    auto s = restride(nest.extents, op->strides, extents);
+    if (!s) return std::nullopt;
+    op->strides = *s;
+  }
+  return out;
+}
+
 Expected<LoopNest> loopNestOf(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   if (n.outputs.size() != 1) return nodeError(g, id, "a gOperator needs exactly one output");

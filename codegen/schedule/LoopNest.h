@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/Expected.h"
@@ -37,6 +38,14 @@ struct LoopNest {
 
 // Fails, naming the node, when its slices' element counts do not fit its kind.
 Expected<LoopNest> loopNestOf(const Graph& g, NodeId id);
+
+// The coarsest loop extents that refine both row-major factorizations of one count (e.g. [2,1024]
+// for [2048] and [2,1024]); nullopt when they split the elements at incompatible places.
+std::optional<std::vector<int64_t>> commonRefinement(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+// The same nest over `extents`, which must refine nest.extents: each loop splits into consecutive
+// loops of the refinement, which keep its reduced flag and take strides that walk the same elements.
+std::optional<LoopNest> refineNest(const LoopNest& nest, const std::vector<int64_t>& extents);
 
 // Row-major strides of a dense array of the given extents.
 std::vector<int64_t> denseStrides(const std::vector<int64_t>& extents);

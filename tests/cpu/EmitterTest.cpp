@@ -38,19 +38,50 @@ const BufferPlan& planOf(const Graph& g, const Schedule& s, const std::string& n
 
 }  // namespace
 
-TEST_CASE("the generated code of softmax_block matches its golden file", "[cpu][emit]") {
-  Graph g = parseFile("tests/golden/gir/softmax_block.gir");
+namespace {
+
+// The emitted source of a GIR file against its reviewed golden; the golden itself compiles and
+// matches the interpreter, so a bless cannot store wrong code. Returns the source.
+std::string checkGoldenSource(const std::string& girPath, const std::string& goldenPath) {
+  Graph g = parseFile(girPath);
   auto src = emitCpu(g);
   REQUIRE(src);
-  std::string goldenPath = test::sourcePath("tests/golden/cpu/softmax_block.cpp");
-  if (test::blessMode()) test::writeText(goldenPath, src->code);
-  CHECK(src->code == test::readText(goldenPath));
-  // The golden itself compiles and matches the interpreter, so a bless cannot store wrong code.
+  std::string golden = test::sourcePath(goldenPath);
+  if (test::blessMode()) test::writeText(golden, src->code);
+  CHECK(src->code == test::readText(golden));
   auto k = CompiledKernel::build(g, test::cpuTestOptions());
   REQUIRE(k);
   auto check = checkAgainstInterpreter(g, *k, 4);
   REQUIRE(check);
   CHECK(check->close);
+  return src->code;
+}
+
+size_t countOf(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the generated code of softmax_block matches its golden file", "[cpu][emit]") {
+  checkGoldenSource("tests/golden/gir/softmax_block.gir", "tests/golden/cpu/softmax_block.cpp");
+}
+
+TEST_CASE("an elementwise chain (GELU's plan) is one loop whose register values are locals", "[cpu][emit][fusion]") {
+  std::string code = checkGoldenSource("tests/golden/cpu/gelu_fused.gir", "tests/golden/cpu/gelu_fused.cpp");
+  CHECK(countOf(code, "for (int64_t i0 ") == 1);  // one loop nest for the seven nodes
+  CHECK(countOf(code, "// node ") == 7);          // one comment per GIR node
+  CHECK(countOf(code, "alignas(64) float") == 0);  // no per-unit arrays: every intermediate is a value
+  CHECK(countOf(code, "const float v") == 7);
+}
+
+TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale and shift with the normalization", "[cpu][emit][fusion]") {
+  std::string code = checkGoldenSource("tests/golden/cpu/layernorm_fused.gir", "tests/golden/cpu/layernorm_fused.cpp");
+  CHECK(countOf(code, "// one loop nest over ") == 4);  // mean, variance, rsqrt, normalize-scale-shift
+  CHECK(countOf(code, "reduction(+:acc") == 2);
+  CHECK(countOf(code, "double acc") == 2);  // sums accumulate in double lanes
 }
 
 TEST_CASE("schedule: stages at block syncs, kernels at device syncs, placement by scope and lifetime", "[cpu][schedule]") {

@@ -97,158 +97,110 @@ void kernel0(float* const* g) {
     // stage 0
     for (int64_t u = u0; u < u1; ++u) {
       alignas(64) float pmax[1];  // %pmax: reg f32[32], per-unit (unit-scope level used inside one stage)
-      // node 0: move %s0 -> %s1
+      // one loop nest over [16] for nodes 0, 1, the innermost loop reduced
       {
-        const float* const in0 = x + (16*u);  // %x[16*u +: 16]
-        float* const out = xr + (u - u0)*16;  // %xr[16*u +: 16]
-        #pragma omp simd
+        const float* const in0_0 = x + (16*u);  // %x[16*u +: 16]
+        float* const out0 = xr + (u - u0)*16;  // %xr[16*u +: 16]
+        float* const out1 = pmax;  // %pmax[u +: 1]
+        float acc1 = -INFINITY;
+        #pragma omp simd reduction(max:acc1)
         for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = in0[i0];
+          // node 0: move %s0 -> %s1
+          const float v0 = in0_0[i0];
+          out0[i0] = v0;
+          // node 1: reduce.max axes[0] %s1 -> %s2
+          acc1 = std::max(acc1, v0);
         }
+        out1[0] = acc1;
       }
-      // node 1: reduce.max axes[0] %s1 -> %s2
+      // one loop nest over []
       {
-        const float* const in0 = xr + (u - u0)*16;  // %xr[16*u +: 16]
-        float* const out = pmax;  // %pmax[u +: 1]
-        float acc = -INFINITY;
-        #pragma omp simd reduction(max:acc)
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          acc = std::max(acc, in0[i0]);
-        }
-        out[0] = acc;
-      }
-      // node 2: move %s2 -> %s3
-      {
-        const float* const in0 = pmax;  // %pmax[u +: 1]
-        float* const out = pmax_s + (u - 4*(u/4));  // %pmax_s[u +: 1]
-        out[0] = in0[0];
+        const float* const in2_0 = pmax;  // %pmax[u +: 1]
+        float* const out2 = pmax_s + (u - 4*(u/4));  // %pmax_s[u +: 1]
+        // node 2: move %s2 -> %s3
+        const float v2 = in2_0[0];
+        out2[0] = v2;
       }
     }
     // stage 1 (after a block sync: every unit of the block finished stage 0)
     for (int64_t u = u0; u < u1; ++u) {
-      alignas(64) float maxparts[4];  // %maxparts: reg f32[128], per-unit (unit-scope level used inside one stage)
       alignas(64) float rowmax[1];  // %rowmax: reg f32[32], per-unit (unit-scope level used inside one stage)
-      alignas(64) float rowmax_b[16];  // %rowmax_b: reg f32[512], per-unit (unit-scope level used inside one stage)
-      alignas(64) float d[16];  // %d: reg f32[512], per-unit (unit-scope level used inside one stage)
       alignas(64) float psum[1];  // %psum: reg f32[32], per-unit (unit-scope level used inside one stage)
-      // node 4: move %s4 -> %s5
+      // one loop nest over [4] for nodes 4, 5, the innermost loop reduced
       {
-        const float* const in0 = pmax_s;  // %pmax_s[4*(u/4) +: 4]
-        float* const out = maxparts;  // %maxparts[4*u +: 4]
-        #pragma omp simd
+        const float* const in4_0 = pmax_s;  // %pmax_s[4*(u/4) +: 4]
+        float* const out5 = rowmax;  // %rowmax[u +: 1]
+        float acc5 = -INFINITY;
+        #pragma omp simd reduction(max:acc5)
         for (int64_t i0 = 0; i0 < 4; ++i0) {
-          out[i0] = in0[i0];
+          // node 4: move %s4 -> %s5
+          const float v4 = in4_0[i0];
+          // node 5: reduce.max axes[0] %s5 -> %s6
+          acc5 = std::max(acc5, v4);
         }
+        out5[0] = acc5;
       }
-      // node 5: reduce.max axes[0] %s5 -> %s6
+      // one loop nest over [16] for nodes 6, 7, 8, 9, the innermost loop reduced
       {
-        const float* const in0 = maxparts;  // %maxparts[4*u +: 4]
-        float* const out = rowmax;  // %rowmax[u +: 1]
-        float acc = -INFINITY;
-        #pragma omp simd reduction(max:acc)
-        for (int64_t i0 = 0; i0 < 4; ++i0) {
-          acc = std::max(acc, in0[i0]);
-        }
-        out[0] = acc;
-      }
-      // node 6: broadcast axes[0] %s6 -> %s7
-      {
-        const float* const in0 = rowmax;  // %rowmax[u +: 1]
-        float* const out = rowmax_b;  // %rowmax_b[16*u +: 16]
-        #pragma omp simd
+        const float* const in6_0 = rowmax;  // %rowmax[u +: 1]
+        const float* const in7_0 = xr + (u - u0)*16;  // %xr[16*u +: 16]
+        float* const out8 = e + (u - u0)*16;  // %e[16*u +: 16]
+        float* const out9 = psum;  // %psum[u +: 1]
+        double acc9 = 0.0;
+        #pragma omp simd reduction(+:acc9)
         for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = in0[0];
+          // node 6: broadcast axes[0] %s6 -> %s7
+          const float v6 = in6_0[0];
+          // node 7: ew.sub %s1, %s7 -> %s8
+          const float v7 = in7_0[i0] - v6;
+          // node 8: ew.exp %s8 -> %s9
+          const float v8 = girExp(v7);
+          out8[i0] = v8;
+          // node 9: reduce.sum axes[0] %s9 -> %s10
+          acc9 = acc9 + v8;
         }
+        out9[0] = static_cast<float>(acc9);
       }
-      // node 7: ew.sub %s1, %s7 -> %s8
+      // one loop nest over []
       {
-        const float* const in0 = xr + (u - u0)*16;  // %xr[16*u +: 16]
-        const float* const in1 = rowmax_b;  // %rowmax_b[16*u +: 16]
-        float* const out = d;  // %d[16*u +: 16]
-        #pragma omp simd
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = in0[i0] - in1[i0];
-        }
-      }
-      // node 8: ew.exp %s8 -> %s9
-      {
-        const float* const in0 = d;  // %d[16*u +: 16]
-        float* const out = e + (u - u0)*16;  // %e[16*u +: 16]
-        #pragma omp simd
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = girExp(in0[i0]);
-        }
-      }
-      // node 9: reduce.sum axes[0] %s9 -> %s10
-      {
-        const float* const in0 = e + (u - u0)*16;  // %e[16*u +: 16]
-        float* const out = psum;  // %psum[u +: 1]
-        double acc = 0.0;
-        #pragma omp simd reduction(+:acc)
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          acc = acc + in0[i0];
-        }
-        out[0] = static_cast<float>(acc);
-      }
-      // node 10: move %s10 -> %s11
-      {
-        const float* const in0 = psum;  // %psum[u +: 1]
-        float* const out = psum_s + (u - 4*(u/4));  // %psum_s[u +: 1]
-        out[0] = in0[0];
+        const float* const in10_0 = psum;  // %psum[u +: 1]
+        float* const out10 = psum_s + (u - 4*(u/4));  // %psum_s[u +: 1]
+        // node 10: move %s10 -> %s11
+        const float v10 = in10_0[0];
+        out10[0] = v10;
       }
     }
     // stage 2 (after a block sync: every unit of the block finished stage 1)
     for (int64_t u = u0; u < u1; ++u) {
-      alignas(64) float sumparts[4];  // %sumparts: reg f32[128], per-unit (unit-scope level used inside one stage)
       alignas(64) float rowsum[1];  // %rowsum: reg f32[32], per-unit (unit-scope level used inside one stage)
-      alignas(64) float rowsum_b[16];  // %rowsum_b: reg f32[512], per-unit (unit-scope level used inside one stage)
-      alignas(64) float o[16];  // %o: reg f32[512], per-unit (unit-scope level used inside one stage)
-      // node 12: move %s12 -> %s13
+      // one loop nest over [4] for nodes 12, 13, the innermost loop reduced
       {
-        const float* const in0 = psum_s;  // %psum_s[4*(u/4) +: 4]
-        float* const out = sumparts;  // %sumparts[4*u +: 4]
-        #pragma omp simd
+        const float* const in12_0 = psum_s;  // %psum_s[4*(u/4) +: 4]
+        float* const out13 = rowsum;  // %rowsum[u +: 1]
+        double acc13 = 0.0;
+        #pragma omp simd reduction(+:acc13)
         for (int64_t i0 = 0; i0 < 4; ++i0) {
-          out[i0] = in0[i0];
+          // node 12: move %s12 -> %s13
+          const float v12 = in12_0[i0];
+          // node 13: reduce.sum axes[0] %s13 -> %s14
+          acc13 = acc13 + v12;
         }
+        out13[0] = static_cast<float>(acc13);
       }
-      // node 13: reduce.sum axes[0] %s13 -> %s14
+      // one loop nest over [16] for nodes 14, 15, 16
       {
-        const float* const in0 = sumparts;  // %sumparts[4*u +: 4]
-        float* const out = rowsum;  // %rowsum[u +: 1]
-        double acc = 0.0;
-        #pragma omp simd reduction(+:acc)
-        for (int64_t i0 = 0; i0 < 4; ++i0) {
-          acc = acc + in0[i0];
-        }
-        out[0] = static_cast<float>(acc);
-      }
-      // node 14: broadcast axes[0] %s14 -> %s15
-      {
-        const float* const in0 = rowsum;  // %rowsum[u +: 1]
-        float* const out = rowsum_b;  // %rowsum_b[16*u +: 16]
+        const float* const in14_0 = rowsum;  // %rowsum[u +: 1]
+        const float* const in15_0 = e + (u - u0)*16;  // %e[16*u +: 16]
+        float* const out16 = y + (16*u);  // %y[16*u +: 16]
         #pragma omp simd
         for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = in0[0];
-        }
-      }
-      // node 15: ew.div %s9, %s15 -> %s16
-      {
-        const float* const in0 = e + (u - u0)*16;  // %e[16*u +: 16]
-        const float* const in1 = rowsum_b;  // %rowsum_b[16*u +: 16]
-        float* const out = o;  // %o[16*u +: 16]
-        #pragma omp simd
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = in0[i0] / in1[i0];
-        }
-      }
-      // node 16: move %s16 -> %s17
-      {
-        const float* const in0 = o;  // %o[16*u +: 16]
-        float* const out = y + (16*u);  // %y[16*u +: 16]
-        #pragma omp simd
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          out[i0] = in0[i0];
+          // node 14: broadcast axes[0] %s14 -> %s15
+          const float v14 = in14_0[0];
+          // node 15: ew.div %s9, %s15 -> %s16
+          const float v15 = in15_0[i0] / v14;
+          // node 16: move %s16 -> %s17
+          const float v16 = v15;
+          out16[i0] = v16;
         }
       }
     }

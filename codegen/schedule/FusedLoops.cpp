@@ -1,0 +1,199 @@
+// Loop groups of a stage (see FusedLoops.h): greedy, in stage order, with the open group's members
+// re-expressed over the common refinement of their iteration spaces whenever a node joins.
+#include "codegen/schedule/FusedLoops.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace gir::codegen {
+
+namespace {
+
+BufferId bufferOf(const Graph& g, const NestOperand& op) { return g.slice(op.slice).buffer; }
+
+bool isReduce(const Graph& g, NodeId id) { return g.node(id).kind() == NodeKind::Reduce; }
+
+// Same elements at every iteration: same buffer, same unit offset, same strides over the loops.
+bool sameWalk(const Graph& g, const NestOperand& a, const NestOperand& b) {
+  const MemorySlice& sa = g.slice(a.slice);
+  const MemorySlice& sb = g.slice(b.slice);
+  return sa.buffer == sb.buffer && sa.offset == sb.offset && a.strides == b.strides;
+}
+
+// A node can be a group's member when nothing is staged and a reduce reduces its innermost loops
+// (the accumulator then lives across those loops only).
+bool fusable(const Graph& g, NodeId id, const LoopNest& nest) {
+  if (nest.output.staged) return false;
+  for (const auto& in : nest.inputs)
+    if (in.staged) return false;
+  if (!isReduce(g, id)) return true;
+  return nest.reductionIsInnermost() && std::find(nest.reduced.begin(), nest.reduced.end(), true) != nest.reduced.end();
+}
+
+struct OpenGroup {
+  std::vector<NodeId> nodes;
+  std::vector<LoopNest> own;  // each member's own nest (refined again when the space changes)
+  LoopGroup group;            // the members over the current common space
+};
+
+bool writes(const Graph& g, const LoopGroup& grp, BufferId b) {
+  for (const auto& n : grp.nests)
+    if (bufferOf(g, n.output) == b) return true;
+  return false;
+}
+
+bool reads(const Graph& g, const LoopGroup& grp, BufferId b) {
+  for (const auto& n : grp.nests)
+    for (const auto& in : n.inputs)
+      if (bufferOf(g, in) == b) return true;
+  return false;
+}
+
+// The group's nodes re-expressed over a new space, or nullopt when one of them does not refine.
+std::optional<LoopGroup> regroup(const Graph& g, const std::vector<NodeId>& nodes, const std::vector<LoopNest>& own,
+                                 const std::vector<int64_t>& extents) {
+  LoopGroup out;
+  out.fused = true;
+  out.nodes = nodes;
+  out.extents = extents;
+  out.reduced.assign(extents.size(), false);
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    auto nest = refineNest(own[k], extents);
+    if (!nest) return std::nullopt;
+    if (isReduce(g, nodes[k])) {
+      if (!nest->reductionIsInnermost()) return std::nullopt;
+      bool first = std::find(out.reduced.begin(), out.reduced.end(), true) == out.reduced.end();
+      if (!first && nest->reduced != out.reduced) return std::nullopt;
+      out.reduced = nest->reduced;
+    }
+    out.nests.push_back(std::move(*nest));
+  }
+  return out;
+}
+
+// The open group with `id` added, or nullopt when `id` may not join it.
+std::optional<LoopGroup> joined(const Graph& g, const OpenGroup& open, NodeId id, const LoopNest& nest) {
+  if (nest.iterations() != open.own.front().iterations()) return std::nullopt;
+  auto space = commonRefinement(open.group.extents, nest.extents);
+  if (!space) return std::nullopt;
+  std::vector<NodeId> nodes = open.nodes;
+  std::vector<LoopNest> own = open.own;
+  nodes.push_back(id);
+  own.push_back(nest);
+  auto grp = regroup(g, nodes, own, *space);
+  if (!grp) return std::nullopt;
+  const LoopGroup& before = *grp;  // the last member is the new node
+  const LoopNest& mine = before.nests.back();
+  BufferId out = bufferOf(g, mine.output);
+  for (size_t k = 0; k + 1 < before.nodes.size(); ++k) {
+    const LoopNest& other = before.nests[k];
+    if (bufferOf(g, other.output) == out) return std::nullopt;  // two writers
+    for (const auto& in : other.inputs)
+      if (bufferOf(g, in) == out) return std::nullopt;  // it would overwrite what a member reads
+  }
+  for (const auto& in : mine.inputs) {
+    for (size_t k = 0; k + 1 < before.nodes.size(); ++k) {
+      const LoopNest& other = before.nests[k];
+      if (bufferOf(g, other.output) != bufferOf(g, in)) continue;
+      if (isReduce(g, before.nodes[k]) || !sameWalk(g, other.output, in)) return std::nullopt;
+    }
+  }
+  return grp;
+}
+
+// Nothing `id` reads is written by the group, nothing it writes is touched by the group.
+bool independent(const Graph& g, const LoopGroup& grp, const LoopNest& nest) {
+  for (const auto& in : nest.inputs)
+    if (writes(g, grp, bufferOf(g, in))) return false;
+  BufferId out = bufferOf(g, nest.output);
+  return !writes(g, grp, out) && !reads(g, grp, out);
+}
+
+LoopGroup single(NodeId id, LoopNest nest, bool fused) {
+  LoopGroup grp;
+  grp.fused = fused;
+  grp.nodes = {id};
+  grp.extents = nest.extents;
+  grp.reduced = nest.reduced;
+  grp.nests = {std::move(nest)};
+  return grp;
+}
+
+}  // namespace
+
+std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
+  std::vector<LoopGroup> out, hoisted;
+  std::optional<OpenGroup> open;
+  auto close = [&] {
+    for (auto& h : hoisted) out.push_back(std::move(h));
+    hoisted.clear();
+    if (!open) return;
+    out.push_back(open->nodes.size() == 1 ? single(open->nodes[0], open->own[0], true) : std::move(open->group));
+    open.reset();
+  };
+  for (NodeId id : stage.nodes) {
+    auto nest = loopNestOf(g, id);
+    if (!nest) {  // the emitter reports the error when it emits the node on its own
+      close();
+      out.push_back(LoopGroup{false, {id}, {}, {}, {}});
+      continue;
+    }
+    bool canFuse = fusable(g, id, *nest);
+    // Members share one unit domain: the guard of a node that runs for some units wraps its group.
+    bool sameDomain = open && g.domainOf(g.node(id)) == g.domainOf(g.node(open->nodes[0]));
+    if (open && canFuse && sameDomain) {
+      if (auto grp = joined(g, *open, id, *nest)) {
+        open->nodes.push_back(id);
+        open->own.push_back(*nest);
+        open->group = std::move(*grp);
+        continue;
+      }
+    }
+    if (open && independent(g, open->group, *nest)) {
+      hoisted.push_back(single(id, std::move(*nest), canFuse));
+      continue;
+    }
+    close();
+    if (!canFuse) {
+      out.push_back(single(id, std::move(*nest), false));
+      continue;
+    }
+    open = OpenGroup{{id}, {*nest}, single(id, *nest, true)};
+  }
+  close();
+  return out;
+}
+
+int forwardedFrom(const Graph& g, const LoopGroup& group, size_t k, size_t input) {
+  if (!group.fused) return -1;
+  const NestOperand& in = group.nests[k].inputs[input];
+  for (size_t j = k; j-- > 0;)
+    if (!isReduce(g, group.nodes[j]) && sameWalk(g, group.nests[j].output, in)) return static_cast<int>(j);
+  return -1;
+}
+
+std::vector<bool> valueBuffers(const Graph& g, const Schedule& s, const std::vector<LoopGroup>& groups) {
+  // Per buffer: accesses anywhere in the stage, and accesses a fused group serves from a value.
+  std::vector<int> accesses(g.buffers().size(), 0), served(g.buffers().size(), 0);
+  for (const LoopGroup& grp : groups) {
+    for (NodeId id : grp.nodes) {
+      const Node& n = g.node(id);
+      for (const auto* list : {&n.inputs, &n.outputs})
+        for (SliceId sl : *list) ++accesses[g.slice(sl).buffer.value];
+    }
+    if (!grp.fused) continue;
+    for (size_t k = 0; k < grp.nodes.size(); ++k) {
+      if (!isReduce(g, grp.nodes[k])) ++served[bufferOf(g, grp.nests[k].output).value];  // the write
+      for (size_t i = 0; i < grp.nests[k].inputs.size(); ++i)
+        if (forwardedFrom(g, grp, k, i) >= 0) ++served[bufferOf(g, grp.nests[k].inputs[i]).value];
+    }
+  }
+  std::vector<bool> out(g.buffers().size(), false);
+  for (size_t b = 0; b < out.size(); ++b) {
+    const BufferPlan& p = s.buffers[b];
+    out[b] = p.placement == Placement::PerUnit && !p.deviceLevel && accesses[b] > 1 && served[b] == accesses[b];
+  }
+  return out;
+}
+
+}  // namespace gir::codegen
