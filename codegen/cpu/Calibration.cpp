@@ -88,9 +88,10 @@ void cal_launches(int reps) {
 }
 )CPP";
 
+// The sorted times of `repeats` calls after a warm-up call (first touch, thread pool start).
 template <typename Call>
-double medianSeconds(Call call, int repeats) {
-  call();  // warm-up (first touch, thread pool start)
+std::vector<double> sortedSeconds(Call call, int repeats) {
+  call();
   std::vector<double> s;
   for (int i = 0; i < repeats; ++i) {
     auto t0 = std::chrono::steady_clock::now();
@@ -98,6 +99,12 @@ double medianSeconds(Call call, int repeats) {
     s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(s.begin(), s.end());
+  return s;
+}
+
+template <typename Call>
+double medianSeconds(Call call, int repeats) {
+  auto s = sortedSeconds(call, repeats);
   return s[s.size() / 2];
 }
 
@@ -109,7 +116,8 @@ struct FreeDeleter {
 
 std::string Calibration::str() const {
   std::ostringstream os;
-  os << "threads " << threads << ": stream copy " << streamCopyGBs << " GB/s, read " << streamReadGBs << " GB/s, tile " << tileGBs
+  os << "threads " << threads << ": stream copy " << streamCopyGBs << " GB/s (p10 " << streamCopyP10GBs << ", p90 " << streamCopyP90GBs
+     << "), read " << streamReadGBs << " GB/s, tile " << tileGBs
      << " GB/s, local " << localGBs << " GB/s, barrier " << barrierUs << " us, launch " << launchUs << " us";
   return os.str();
 }
@@ -140,9 +148,12 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   if (!a || !b) return makeError("cannot allocate two " + std::to_string(o.dramArrayBytes) + "-byte arrays for the calibration");
   init(a.get(), n, 0.0f);
   init(b.get(), n, 1.0f);
-  double copyS = medianSeconds([&] { copy(a.get(), b.get(), n); }, o.repeats);
+  auto copyS = sortedSeconds([&] { copy(a.get(), b.get(), n); }, o.repeats);
   double readS = medianSeconds([&] { (void)read(b.get(), n); }, o.repeats);
-  c.streamCopyGBs = 8.0 * static_cast<double>(n) / copyS / 1e9;
+  auto copyGBs = [&](size_t i) { return 8.0 * static_cast<double>(n) / copyS[i] / 1e9; };
+  c.streamCopyGBs = copyGBs(copyS.size() / 2);
+  c.streamCopyP10GBs = copyGBs(copyS.size() * 9 / 10);  // the slower tenth: lower bandwidth
+  c.streamCopyP90GBs = copyGBs(copyS.size() / 10);
   c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
   const int passes = 200;
   int64_t tileN = o.tileArrayBytes / 4, localN = o.localArrayBytes / 4;

@@ -16,14 +16,17 @@ namespace gir::codegen::cpu {
 struct CalibrationOptions {
   CompileOptions compile;
   int threads = 0;                 // 0: OpenMP's default
-  int64_t dramArrayBytes = 64 << 20;  // per array; well beyond the last-level cache
+  // Per array; 8x a 32 MiB last-level cache. With 64 MiB arrays two back-to-back runs gave 52.6 and
+  // 88.1 GB/s (issue #16); STREAM over 256 MiB gave 83-84 both times.
+  int64_t dramArrayBytes = int64_t{256} << 20;
   int64_t tileArrayBytes = 256 << 10; // per thread; an L2-sized scratch
   int64_t localArrayBytes = 16 << 10; // per thread; an L1-sized array
-  int repeats = 9;                 // median of this many
+  int repeats = 15;                // median of this many
 };
 
 struct Calibration {
   double streamCopyGBs = 0;  // (read + write) bytes / time, 2 x 4 bytes per element
+  double streamCopyP10GBs = 0, streamCopyP90GBs = 0;  // the spread over the repeats
   double streamReadGBs = 0;
   double tileGBs = 0;        // per-thread cache-resident copy, all threads together
   double localGBs = 0;

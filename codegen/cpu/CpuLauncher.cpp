@@ -1,6 +1,8 @@
 // Building, running and timing a generated CPU library.
 #include "codegen/cpu/CpuLauncher.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -90,10 +92,19 @@ Expected<TensorMap> CompiledKernel::run(const TensorMap& inputs) {
   return out;
 }
 
+int64_t coldCacheBytes() {
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return llc > 0 ? 2 * static_cast<int64_t>(llc) : int64_t{64} << 20;
+}
+
 template <typename Call>
 static Timing timeCalls(Call call, const TimingOptions& t) {
   using Clock = std::chrono::steady_clock;
+  std::vector<char> flush(static_cast<size_t>(t.flushBytes));
+  char fill = 0;
   auto once = [&] {
+    if (!flush.empty()) std::memset(flush.data(), ++fill, flush.size());  // evicts the call's data
     auto start = Clock::now();
     call();
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count();

@@ -19,7 +19,13 @@ struct TimingOptions {
   int minRepeats = 5;
   int maxRepeats = 2000;
   double budgetSeconds = 0.2;  // repeats = budget / first estimate, clamped to [min, max]
+  // Cold-cache timing: before each call (untimed) write this many bytes, twice the last-level cache
+  // (coldCacheBytes()), so the call finds its data in DRAM. 0: hot, the data stays cached.
+  int64_t flushBytes = 0;
 };
+
+// Twice the last-level cache this machine reports (64 MiB when it reports none).
+int64_t coldCacheBytes();
 
 // Wall-clock times of repeated calls, in microseconds.
 struct Timing {

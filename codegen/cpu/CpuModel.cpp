@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "codegen/schedule/FusedLoops.h"
+
 namespace gir::codegen::cpu {
 
 namespace {
@@ -19,15 +21,71 @@ const MemoryLevelDesc* hardwareLevelFor(const Graph& g, const HardwareDesc& hw, 
   return nullptr;
 }
 
+// Floating-point work per output element: a transcendental is a polynomial of a few dozen flops
+// (girExp, girErf, girTanh in CpuPrelude), a division or square root the latency of several.
+int64_t flopsPerElement(ElementwiseOp op) {
+  switch (op) {
+    case ElementwiseOp::Exp:
+    case ElementwiseOp::Sigmoid:
+    case ElementwiseOp::Tanh:
+    case ElementwiseOp::Erf:
+    case ElementwiseOp::Log:
+    case ElementwiseOp::Pow: return 24;
+    case ElementwiseOp::Div:
+    case ElementwiseOp::Sqrt:
+    case ElementwiseOp::Rsqrt:
+    case ElementwiseOp::Recip: return 4;
+    default: return 1;
+  }
+}
+
 int64_t nodeFlops(const Graph& g, const Node& n) {
   switch (n.kind()) {
-    case NodeKind::Elementwise: return g.slice(n.outputs[0]).numel();
+    case NodeKind::Elementwise: return g.slice(n.outputs[0]).numel() * flopsPerElement(std::get<ElementwisePayload>(n.payload).op);
     case NodeKind::Reduce: return g.slice(n.inputs[0]).numel();
     case NodeKind::Move:
     case NodeKind::Broadcast:
     case NodeKind::Sync: return 0;
   }
   return 0;
+}
+
+bool isDeviceLevel(const Graph& g, const HardwareDesc& hw, const std::string& level) {
+  const MemoryLevelDesc* hl = hardwareLevelFor(g, hw, level);
+  return hl ? hl->scope == Scope::Device : (g.level(level) == nullptr || g.level(level)->scope == Scope::Device);
+}
+
+// What the emitted loops of one kernel move, per level and per device buffer.
+struct KernelTraffic {
+  std::map<std::string, int64_t> bytesPerLevel;
+  std::map<uint32_t, int64_t> deviceBytesPerBuffer;
+};
+
+void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units, KernelTraffic& t) {
+  const Buffer& b = g.buffer(g.slice(s).buffer);
+  const MemoryLevelDesc* hl = hardwareLevelFor(g, hw, b.level);
+  int64_t bytes = g.slice(s).numel() * 4 * units;
+  t.bytesPerLevel[hl ? hl->name : b.level] += bytes;
+  if (isDeviceLevel(g, hw, b.level)) t.deviceBytesPerBuffer[g.slice(s).buffer.value] += bytes;
+}
+
+// The accesses of one loop group as emitted (docs/cpu.md, "One loop nest per fused group"): a value
+// buffer is never stored or loaded, and a read served from a member's register costs nothing.
+void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& grp, const std::vector<bool>& values, KernelModel& km,
+              KernelTraffic& t) {
+  for (size_t k = 0; k < grp.nodes.size(); ++k) {
+    const Node& n = g.node(grp.nodes[k]);
+    UnitDomain d = g.domainOf(n);
+    int64_t units = d.end - d.begin;
+    km.flops += nodeFlops(g, n) * units;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      BufferId b = g.slice(n.inputs[i]).buffer;
+      bool device = isDeviceLevel(g, hw, g.buffer(b).level);
+      if (values[b.value] || (!device && codegen::forwardedFrom(g, grp, k, i) >= 0)) continue;
+      addAccess(g, hw, n.inputs[i], units, t);
+    }
+    if (!values[g.slice(n.outputs[0]).buffer.value]) addAccess(g, hw, n.outputs[0], units, t);
+  }
 }
 
 std::vector<double> ranks(const std::vector<double>& v) {
@@ -56,58 +114,72 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
   return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
 }
 
-}  // namespace
-
-GraphModel modelCpu(const Graph& g, const HardwareDesc& hw) {
-  GraphModel m;
-  auto kernelOf = kernelIndices(g);
-  int kernels = 0;
-  for (int k : kernelOf) kernels = std::max(kernels, k + 1);
-  m.kernels.resize(static_cast<size_t>(kernels));
-  for (int k = 0; k < kernels; ++k) m.kernels[k].kernel = k;
-  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
-    const Node& n = g.nodes()[i];
-    if (n.erased || kernelOf[i] < 0) continue;
-    KernelModel& km = m.kernels[static_cast<size_t>(kernelOf[i])];
-    if (n.isSync()) {
-      km.blockSyncs += n.syncScope() == Scope::Block;
-      continue;
-    }
-    UnitDomain d = g.domainOf(n);
-    int64_t units = d.end - d.begin;
-    km.flops += nodeFlops(g, n) * units;
-    for (const auto* list : {&n.inputs, &n.outputs})
-      for (SliceId s : *list) {
-        const std::string& level = g.buffer(g.slice(s).buffer).level;
-        const MemoryLevelDesc* hl = hardwareLevelFor(g, hw, level);
-        int64_t bytes = g.slice(s).numel() * 4 * units;
-        km.bytesPerLevel[hl ? hl->name : level] += bytes;
-        if (hl ? hl->scope == Scope::Device : (g.level(level) == nullptr || g.level(level)->scope == Scope::Device)) km.dramBytes += bytes;
-      }
+// Device traffic priced by the level that serves it: a buffer read again after its first touch
+// (a parameter row every unit reads) comes from the cache when it fits one thread's cache, and
+// everything comes from the cache when the graph's device data fits all threads' caches together.
+void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel& m, KernelTraffic& t) {
+  const MemoryLevelDesc* cache = hw.levelForScope(Scope::Block);
+  if (!cache || cache->bandwidthGBs <= 0) return;
+  for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) {
+    const Buffer& b = g.buffers()[buffer];
+    const MemoryLevelDesc* dram = hardwareLevelFor(g, hw, b.level);
+    if (!dram) continue;
+    int64_t footprint = b.numel() * 4;
+    int64_t cached = m.cacheResident ? bytes : footprint <= cache->capacityBytes && bytes > footprint ? bytes - footprint : 0;
+    t.bytesPerLevel[dram->name] -= cached;
+    t.bytesPerLevel[cache->name] += cached;
   }
+}
+
+int64_t deviceFootprint(const Graph& g, const HardwareDesc& hw) {
   std::vector<bool> touched(g.buffers().size(), false);
   for (const Node& n : g.nodes())
     if (!n.erased && !n.isSync())
       for (const auto* list : {&n.inputs, &n.outputs})
         for (SliceId s : *list) touched[g.slice(s).buffer.value] = true;
-  for (uint32_t b = 0; b < g.buffers().size(); ++b) {
-    const LevelDecl* l = g.level(g.buffers()[b].level);
-    if (touched[b] && (!l || l->scope == Scope::Device)) m.deviceFootprintBytes += g.buffers()[b].numel() * 4;
+  int64_t bytes = 0;
+  for (uint32_t b = 0; b < g.buffers().size(); ++b)
+    if (touched[b] && isDeviceLevel(g, hw, g.buffers()[b].level)) bytes += g.buffers()[b].numel() * 4;
+  return bytes;
+}
+
+double kernelUs(const HardwareDesc& hw, const KernelModel& km, const std::map<std::string, int64_t>& bytesPerLevel) {
+  double us = hw.launchCostUs + hw.syncCostUs[static_cast<int>(Scope::Device)] + km.blockSyncs * hw.syncCostUs[static_cast<int>(Scope::Block)];
+  for (const auto& [level, bytes] : bytesPerLevel) {
+    const MemoryLevelDesc* l = hw.level(level);
+    if (l && l->bandwidthGBs > 0) us += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
   }
+  if (hw.peakGflops > 0) us += static_cast<double>(km.flops) / (hw.peakGflops * 1e3);
+  return us;
+}
+
+}  // namespace
+
+GraphModel modelCpu(const Graph& g, const HardwareDesc& hw) {
+  GraphModel m;
+  m.deviceFootprintBytes = deviceFootprint(g, hw);
   const MemoryLevelDesc* cache = hw.levelForScope(Scope::Block);
   m.cacheResident = cache && cache->bandwidthGBs > 0 && m.deviceFootprintBytes <= cache->capacityBytes * std::max<int64_t>(1, hw.maxUnits);
   m.modelledUs = hw.launchCostUs;
-  for (KernelModel& km : m.kernels) {
-    double us = hw.launchCostUs + hw.syncCostUs[static_cast<int>(Scope::Device)] + km.blockSyncs * hw.syncCostUs[static_cast<int>(Scope::Block)];
-    for (const auto& [level, bytes] : km.bytesPerLevel) {
-      const MemoryLevelDesc* l = hw.level(level);
-      if (l && l->scope == Scope::Device && m.cacheResident) l = cache;
-      if (l && l->bandwidthGBs > 0) us += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
+  auto schedule = codegen::buildSchedule(g);
+  if (!schedule) return m;  // the emitter refuses such a graph with the same reason
+  for (const codegen::KernelSchedule& ks : schedule->kernels) {
+    KernelModel km;
+    km.kernel = ks.index;
+    km.blockSyncs = ks.blockSyncs;
+    KernelTraffic t;
+    for (const codegen::Stage& st : ks.stages) {
+      auto groups = codegen::fuseStage(g, st);
+      auto values = codegen::valueBuffers(g, *schedule, groups);
+      for (const auto& grp : groups) addGroup(g, hw, grp, values, km, t);
     }
-    if (hw.peakGflops > 0) us += static_cast<double>(km.flops) / (hw.peakGflops * 1e3);
-    km.modelledUs = us;
-    m.modelledUs += us - hw.launchCostUs;
+    for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) km.dramBytes += bytes;
+    km.bytesPerLevel = t.bytesPerLevel;
+    priceDeviceTraffic(g, hw, m, t);
+    km.modelledUs = kernelUs(hw, km, t.bytesPerLevel);
+    m.modelledUs += km.modelledUs - hw.launchCostUs;
     m.dramBytes += km.dramBytes;
+    m.kernels.push_back(std::move(km));
   }
   return m;
 }

@@ -7,12 +7,15 @@
 //                 + flops_k / (peak_gflops * 1e3)
 //   graph [us]    = launch_cost_us + sum_k (kernel k - launch_cost_us)  (gir_run: one parallel region)
 //
-// A level of the graph is priced with the hardware level of the same scope (device -> dram, block
-// -> tile, unit -> local on cpu-host), so graphs written for a GPU (smem, reg) are modelled too.
-// When every device-scope buffer of the graph fits in the caches together (their bytes <= the
-// block-scope level's capacity x max_units, i.e. each thread's cache-sized scratch), device traffic
-// is priced at that level's bandwidth instead of DRAM's: the data never leaves the caches between
-// repeated runs, which is what a measurement of a small scenario sees.
+// The bytes are those of the code the emitter writes (docs/cpu.md, "The cost model"): loop groups as
+// codegen/schedule/FusedLoops forms them, where a value buffer and a read served from a register move
+// nothing. A level of the graph is priced with the hardware level of the same scope (device -> dram,
+// block -> tile, unit -> local on cpu-host), so graphs written for a GPU (smem, reg) are modelled
+// too. Device traffic is priced at the cache level (block scope) when the graph's device data fits
+// every thread's cache together (a repeated run finds it there), and a device buffer read again
+// after its first touch that fits one thread's cache (a parameter row every unit reads) is priced
+// there past that first touch. dramBytes stays every device access, what instrumented builds count.
+// Transcendentals weigh 24 flops per element, divisions and square roots 4.
 #pragma once
 
 #include <map>
