@@ -31,8 +31,8 @@ MeasureTab::MeasureTab(Session& session, QWidget* parent) : QWidget(parent), ses
   status_ = new QLabel("Open a GIR-Graph, then measure its kernels on the CPU (compiled C++/OpenMP).", this);
   figures_ = new QLabel(this);
   figures_->setWordWrap(true);
-  table_ = new QTableWidget(0, 5, this);
-  table_->setHorizontalHeaderLabels({"kernel", "modelled us", "measured us (median)", "p10 - p90 us", "error %"});
+  table_ = new QTableWidget(0, 6, this);
+  table_->setHorizontalHeaderLabels({"kernel", "modelled us", "measured us (median)", "p10 - p90 us", "error %", "DRAM GB/s (of STREAM copy)"});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -131,10 +131,15 @@ void MeasureTab::show(const viz::MeasureResult& r) {
                        .arg(QString::fromStdString(r.hardware))
                        .arg(r.outputsMatch ? "match" : "DO NOT match")
                        .arg(r.maxRelativeOutputError, 0, 'g', 3));
-  figures_->setText(QString("<b>error figures</b>: MAPE %1 %, max relative error %2, Spearman rank correlation %3")
+  figures_->setText(QString("<b>error figures</b>: MAPE %1 %, max relative error %2, Spearman rank correlation %3; the kernel modelled "
+                            "fastest %4 within 5 % of the fastest measured. Roofline: each kernel's device bytes over its time, against "
+                            "STREAM copy %5 GB/s (%6).")
                         .arg(r.error.mapePercent, 0, 'f', 1)
                         .arg(r.error.maxRelativeError, 0, 'f', 2)
-                        .arg(r.error.spearman, 0, 'f', 2));
+                        .arg(r.error.spearman, 0, 'f', 2)
+                        .arg(r.error.pickWithin5Percent ? "measures" : "does not measure")
+                        .arg(r.streamCopyGBs, 0, 'f', 1)
+                        .arg(QString::fromStdString(r.hardware)));
   table_->setRowCount(static_cast<int>(r.kernels.size()));
   auto* chart = new QChart;
   chart->setTitle("measured vs modelled per kernel; the line is measured = modelled");
@@ -149,10 +154,12 @@ void MeasureTab::show(const viz::MeasureResult& r) {
     table_->setItem(i, 2, new QTableWidgetItem(QString::number(k.measured.medianUs, 'f', 3)));
     table_->setItem(i, 3, new QTableWidgetItem(QString("%1 - %2").arg(k.measured.p10Us, 0, 'f', 3).arg(k.measured.p90Us, 0, 'f', 3)));
     table_->setItem(i, 4, new QTableWidgetItem(QString::number(k.errorPercent, 'f', 1)));
+    table_->setItem(i, 5, new QTableWidgetItem(QString("%1 (%2 %)").arg(k.measuredGBs, 0, 'f', 1).arg(100 * k.fractionOfStream, 0, 'f', 0)));
     points_->append(k.modelledUs, k.measured.medianUs);
     hi = std::max({hi, k.modelledUs, k.measured.medianUs});
     lo = std::min({lo, k.modelledUs, k.measured.medianUs});
   }
+  table_->resizeColumnsToContents();
   // Log axes: modelled and measured times of kernels span decades.
   lo = lo > 0 && lo < 1e300 ? lo / 2 : 0.1;
   hi = hi > lo ? hi * 2 : lo * 10;

@@ -36,6 +36,7 @@ Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, con
   r.hardware = hw.name;
   r.maxRelativeOutputError = check->maxRelativeError;
   r.outputsMatch = check->close;
+  r.streamCopyGBs = hw.dramBandwidthGBs();
   std::vector<double> modelled, measured;
   for (size_t i = 0; i < times->size(); ++i) {
     KernelMeasure m;
@@ -43,6 +44,9 @@ Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, con
     m.modelledUs = model.kernels[i].modelledUs;
     m.measured = (*times)[i];
     m.errorPercent = m.measured.medianUs > 0 ? 100 * (m.modelledUs - m.measured.medianUs) / m.measured.medianUs : 0;
+    m.dramBytes = model.kernels[i].dramBytes;
+    m.measuredGBs = m.measured.medianUs > 0 ? static_cast<double>(m.dramBytes) / (m.measured.medianUs * 1e3) : 0;
+    m.fractionOfStream = r.streamCopyGBs > 0 ? m.measuredGBs / r.streamCopyGBs : 0;
     modelled.push_back(m.modelledUs);
     measured.push_back(m.measured.medianUs);
     r.kernels.push_back(m);

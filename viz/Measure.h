@@ -22,6 +22,11 @@ struct KernelMeasure {
   double modelledUs = 0;
   codegen::cpu::Timing measured;
   double errorPercent = 0;  // (modelled - measured) / measured x 100
+  // The roofline: the kernel's device bytes over its measured time, against the description's DRAM
+  // bandwidth (STREAM copy once calibrated).
+  int64_t dramBytes = 0;
+  double measuredGBs = 0;
+  double fractionOfStream = 0;
 };
 
 struct MeasureResult {
@@ -30,6 +35,7 @@ struct MeasureResult {
   double maxRelativeOutputError = 0;  // compiled outputs against the interpreter's
   bool outputsMatch = false;
   std::string hardware;
+  double streamCopyGBs = 0;  // the description's DRAM bandwidth
 };
 
 struct MeasureOptions {

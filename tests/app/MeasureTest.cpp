@@ -40,7 +40,12 @@ TEST_CASE("measure on the CPU: one point and one row per kernel; selecting a ker
   for (const auto& k : m->result()->kernels) {
     CHECK(k.measured.medianUs > 0);
     CHECK(k.modelledUs > 0);
+    // The roofline column: device bytes over the measured time, as a fraction of STREAM copy.
+    CHECK(k.dramBytes > 0);
+    CHECK(k.measuredGBs == Approx(static_cast<double>(k.dramBytes) / (k.measured.medianUs * 1e3)));
+    CHECK(k.fractionOfStream == Approx(k.measuredGBs / m->result()->streamCopyGBs));
   }
+  CHECK(m->table()->item(0, 5)->text().contains("%"));
   w->tabs()->setCurrentWidget(m);
   test::saveScreenshot(w.get(), "measure_figure6");
   // A point (here: its kernel number) selects the kernel's first node on the canvas.
