@@ -85,6 +85,61 @@ constexpr int64_t kStackArrayLimit = 8192;  // floats: larger per-unit arrays go
 
 bool onStack(const BufferPlan& p) { return p.placement == Placement::PerUnit && p.instanceSize <= kStackArrayLimit; }
 
+UnitDomain domainOf(const EmitContext& c, const LoopGroup& grp) { return c.g.domainOf(c.g.node(grp.nodes[0])); }  // all members share it
+
+bool guarded(const EmitContext& c, const LoopGroup& grp) {
+  UnitDomain d = domainOf(c, grp);
+  return d.begin > 0 || d.end < c.g.units;
+}
+
+struct StageEmitter {
+  CodeWriter& w;
+  const EmitContext& c;
+  const std::vector<bool>& values;
+  Status& status;
+
+  void group(const LoopGroup& grp) {
+    UnitDomain d = domainOf(c, grp);
+    bool guard = guarded(c, grp);
+    if (guard) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
+    if (grp.fused) emitLoopGroup(w, c, grp, values);
+    else if (auto s = emitNode(w, c, grp.nodes[0]); !s && status) status = s;
+    if (guard) w.close();
+  }
+
+  // Groups on pairwise disjoint domains, sorted by domain: a binary search on u reaches the one (at
+  // most) that runs for this unit. A concat over 384 channel slices tested 384 guards per unit.
+  void dispatch(const std::vector<const LoopGroup*>& run, size_t lo, size_t hi) {
+    if (hi - lo == 1) return group(*run[lo]);
+    size_t mid = (lo + hi) / 2;
+    w.open("if (u < " + std::to_string(domainOf(c, *run[mid]).begin) + ")");
+    dispatch(run, lo, mid);
+    w.close();
+    w.open("else");
+    dispatch(run, mid, hi);
+    w.close();
+  }
+};
+
+// Consecutive guarded groups whose domains are pairwise disjoint: for one unit at most one of them
+// runs, so their order among themselves does not matter. Returns the end of the run from `first`.
+size_t disjointRun(const EmitContext& c, const std::vector<LoopGroup>& groups, size_t first) {
+  size_t end = first;
+  while (end < groups.size() && guarded(c, groups[end])) {
+    UnitDomain d = domainOf(c, groups[end]);
+    bool disjoint = true;
+    for (size_t k = first; k < end && disjoint; ++k) {
+      UnitDomain o = domainOf(c, groups[k]);
+      disjoint = d.end <= o.begin || o.end <= d.begin;
+    }
+    if (!disjoint) break;
+    ++end;
+  }
+  return end;
+}
+
+constexpr size_t kDispatchAtLeast = 4;  // fewer guarded groups are tested one by one
+
 void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, size_t stage, Status& status) {
   const Stage& st = k.stages[stage];
   std::vector<LoopGroup> groups = fuseStage(c.g, st);
@@ -98,13 +153,19 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
     for (NodeId id : st.nodes) used = used || touches(c.g, id, p.buffer);
     if (used) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
   }
-  for (const LoopGroup& grp : groups) {
-    UnitDomain d = c.g.domainOf(c.g.node(grp.nodes[0]));  // every member of a group has this domain
-    bool guarded = d.begin > 0 || d.end < c.g.units;
-    if (guarded) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
-    if (grp.fused) emitLoopGroup(w, c, grp, values);
-    else if (auto s = emitNode(w, c, grp.nodes[0]); !s && status) status = s;
-    if (guarded) w.close();
+  StageEmitter emit{w, c, values, status};
+  for (size_t i = 0; i < groups.size();) {
+    size_t end = disjointRun(c, groups, i);
+    if (end - i < kDispatchAtLeast) {
+      emit.group(groups[i++]);
+      continue;
+    }
+    std::vector<const LoopGroup*> run;
+    for (size_t k = i; k < end; ++k) run.push_back(&groups[k]);
+    std::sort(run.begin(), run.end(), [&](const LoopGroup* a, const LoopGroup* b) { return domainOf(c, *a).begin < domainOf(c, *b).begin; });
+    w.line("// " + std::to_string(run.size()) + " groups on disjoint unit domains: a binary search on u");
+    emit.dispatch(run, 0, run.size());
+    i = end;
   }
   w.close();
 }

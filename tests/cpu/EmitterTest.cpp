@@ -226,3 +226,16 @@ TEST_CASE("the cache returns the same object for the same source", "[cpu][compil
   REQUIRE(c);
   CHECK(c->objectPath != a->objectPath);
 }
+
+TEST_CASE("guarded groups on disjoint unit domains are reached by a binary search on u, and still match", "[cpu][emit]") {
+  Graph g = parseFile("tests/golden/gir/shufflenet_source.gir");  // a concat: one move per input's unit range
+  auto src = emitCpu(g);
+  REQUIRE(src);
+  CHECK(countOf(src->code, "groups on disjoint unit domains: a binary search on u") == 1);
+  CHECK(countOf(src->code, "if (u < ") >= 3);
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  REQUIRE(k);
+  auto check = checkAgainstInterpreter(g, *k, 5);
+  REQUIRE(check);
+  CHECK(check->close);
+}
