@@ -1,300 +1,400 @@
 #!/usr/bin/env python3
-"""CPU benchmark driver (issue #6): per memory-bound row-wise scenario, interleaved so the machine's
-drift hits every variant alike: STREAM copy (gir run --calibrate), the GIR plan and the eager plan
-through the same code generator (gir run --measure), then the peers (ONNX Runtime, PyTorch eager,
-torch.compile, JAX jit, Apache TVM), all with 2 threads. Prints a table and writes REPORT.md.
+"""CPU benchmark driver (issue #16): GIR against ONNX Runtime, OpenVINO, PyTorch eager, torch.compile and
+JAX jit on memory-bound scenarios, with STREAM copy as the yardstick. Not a test: it measures and writes
+bench/cpu/REPORT.md and bench/cpu/speedup.png (bench/cpu/run_bench.sh sets it up and runs it).
 
-A peer that is not installed or cannot run a model is skipped with the reason. Not a test."""
+Per scenario (every scenarios/scale/*.onnx plus the bundled single-subgraph ones), runs are interleaved
+so that the machine's drift hits everyone alike: R rounds, each measuring STREAM copy (stream_copy.c),
+GIR (`gir run --planner all --measure`, hot, then with --cold), then every peer (hot, then cold), all
+with T threads. Each peer runs in a worker process of its own (peers.py), built and checked against ONNX
+Runtime's outputs once per scenario before the rounds; a peer that does not match is reported as a
+mismatch and not timed. The report gives the median over rounds of each one's median time.
+
+GIR's time for a scenario is the measured time of the GIR planner's fastest candidate that matched the
+reference evaluator, summed over subgraphs; candidates that did not match are listed, never counted.
+`--raw` keeps every measurement as JSON; `--report-only RAW` rewrites the report from such a file.
+"""
 import argparse
 import json
-import math
 import os
-import platform
-import statistics
+import select
 import subprocess
 import sys
 import tempfile
 import time
 
-SCENARIOS = ["softmax", "layernorm", "rmsnorm", "gelu", "silu", "row_reduction", "bert_bias_residual_layernorm"]
-THREADS = 2
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402  (bench/cpu/report.py)
+from peers import MODULES, PEERS  # noqa: E402
+
+BUNDLED = ["softmax", "layernorm", "rmsnorm", "gelu", "silu", "row_reduction", "bert_bias_residual_layernorm"]
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "4294967296"}
+SETUP_TIMEOUT_S, TIMING_TIMEOUT_S, GIR_TIMEOUT_S = 1800, 600, 3600
 
 
-def median_us(fn, budget_s=0.3, min_repeats=20, max_repeats=2000):
-    for _ in range(3):
-        fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    n = int(min(max(budget_s / one, min_repeats), max_repeats))
-    samples = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(samples)
+def parse_args():
+    ap = argparse.ArgumentParser(description="CPU benchmark driver (not a test); see the module docstring.")
+    ap.add_argument("--gir", help="the gir binary")
+    ap.add_argument("--source", default=os.path.dirname(os.path.dirname(HERE)), help="the repository root")
+    ap.add_argument("--cache", help="gir's compile cache (default BUILD/bench-cache next to --gir's build)")
+    ap.add_argument("--work", help="folder for STREAM's binary, inputs, references and logs (default: a temporary one)")
+    ap.add_argument("--report", default=os.path.join(HERE, "REPORT.md"))
+    ap.add_argument("--plot", default=os.path.join(HERE, "speedup.png"))
+    ap.add_argument("--raw", help="also write every measurement to this JSON file")
+    ap.add_argument("--report-only", metavar="RAW", help="write the report and plot from a --raw file, measure nothing")
+    ap.add_argument("--threads", type=int, default=2, help="T: threads for STREAM, GIR and every peer (default 2)")
+    ap.add_argument("--rounds", type=int, default=3, help="R: interleaved rounds per scenario (default 3)")
+    ap.add_argument("--only", default="", help="comma-separated scenario names (file names without .onnx)")
+    ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run (default all)")
+    ap.add_argument("--skip-file", help="lines 'PEER<TAB>REASON' for peers that failed to install")
+    ap.add_argument("--budget", type=float, default=0.5, help="seconds of calls per peer timing (default 0.5)")
+    ap.add_argument("--stream-mib", type=int, default=256, help="MiB per STREAM array (default 256)")
+    return ap.parse_args()
 
 
-def load_model(path):
-    import onnx
-    from onnx import numpy_helper
-    m = onnx.load(path)
-    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
-    inputs = {}
-    for i in m.graph.input:
-        if i.name in inits:
+def list_scenarios(source, only):
+    """(name, path, dram_scale) for every scenario, or for those --only names."""
+    scale_dir = os.path.join(source, "scenarios", "scale")
+    found = [(f[:-5], os.path.join(scale_dir, f), True) for f in sorted(os.listdir(scale_dir)) if f.endswith(".onnx")]
+    found += [(n, os.path.join(source, "scenarios", n + ".onnx"), False) for n in BUNDLED]
+    if not only:
+        return found
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    unknown = sorted(set(names) - {n for n, _, _ in found})
+    if unknown:
+        sys.exit(f"bench_cpu: unknown scenario(s) {', '.join(unknown)}; known: {', '.join(n for n, _, _ in found)}")
+    return [s for s in found if s[0] in names]
+
+
+def child_env(threads):
+    """The environment of every process the benchmark starts: T threads everywhere, the raised malloc thresholds."""
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                "TBB_NUM_THREADS"):
+        env[var] = str(threads)
+    for var, value in MALLOC_ENV.items():
+        env.setdefault(var, value)
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    return env
+
+
+def last_level_cache_bytes():
+    """The largest cache this CPU reports (sysfs), 32 MiB if it reports none."""
+    best = 0
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for index in os.listdir(base) if os.path.isdir(base) else []:
+        try:
+            size = open(os.path.join(base, index, "size")).read().strip()
+        except OSError:
             continue
-        shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
-        inputs[i.name] = shape
-    return m, inits, inputs
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
+        best = max(best, int(size.rstrip("KMG")) * mult)
+    return best or 32 << 20
 
 
-def random_inputs(shapes, seed=1):
-    import numpy as np
-    rng = np.random.default_rng(seed)
-    return {k: rng.standard_normal(v).astype(np.float32) for k, v in shapes.items()}
+# ------------------------------------------------------------------------------------------- STREAM copy
 
 
-def scenario_fn(name, ops, inits):
-    """The scenario written in a framework's own API; `ops` supplies the few primitives that differ."""
-    if name == "softmax":
-        return lambda x: ops["softmax"](x)
-    if name == "layernorm":
-        return lambda x: ops["layer_norm"](x, inits["ln_gamma"], inits["ln_beta"], 1e-5)
-    if name == "rmsnorm":
-        return lambda x: x / ops["sqrt"](ops["mean_last"](x * x) + 1e-6) * inits["gamma"]
-    if name == "gelu":
-        return lambda x: x * (ops["erf"](x / math.sqrt(2.0)) + 1.0) * 0.5
-    if name == "silu":
-        return lambda x: x * ops["sigmoid"](x)
-    if name == "row_reduction":
-        return lambda x: ops["sum_last"](x)
-    if name == "bert_bias_residual_layernorm":
-        return lambda h, residual: ops["layer_norm"](h + inits["bias"] + residual, inits["ln_gamma"], inits["ln_beta"], 1e-5)
-    raise KeyError(name)
-
-
-def peer_ort(path, feeds):
-    import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = THREADS
-    so.inter_op_num_threads = 1
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    so.enable_profiling = True
-    so.profile_file_prefix = os.path.join(tempfile.gettempdir(), "gir_bench_ort")
-    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    for _ in range(20):
-        sess.run(None, feeds)
-    prof = sess.end_profiling()
-    with open(prof) as f:
-        events = json.load(f)
-    os.remove(prof)
-    runs = [e["dur"] for e in events if e.get("name") == "model_run"][3:]  # its own profiler, warm-up dropped
-    return statistics.median(runs)
-
-
-def peer_torch(name, inits, feeds, compiled):
-    import torch
-    torch.set_num_threads(THREADS)
-    ti = {k: torch.from_numpy(v) for k, v in inits.items()}
-    ops = {"softmax": lambda x: torch.softmax(x, -1),
-           "layer_norm": lambda x, g, b, e: torch.nn.functional.layer_norm(x, (x.shape[-1],), g, b, e),
-           "sqrt": torch.sqrt, "mean_last": lambda x: x.mean(-1, keepdim=True), "erf": torch.erf,
-           "sigmoid": torch.sigmoid, "sum_last": lambda x: x.sum(-1)}
-    fn = scenario_fn(name, ops, ti)
-    if compiled:
-        fn = torch.compile(fn)
-    args = [torch.from_numpy(v) for v in feeds.values()]
-    with torch.no_grad():
-        return median_us(lambda: fn(*args))
-
-
-def peer_jax(name, inits, feeds):
-    import jax
-    import jax.numpy as jnp
-    ops = {"softmax": lambda x: jax.nn.softmax(x, axis=-1),
-           "layer_norm": lambda x, g, b, e: (x - x.mean(-1, keepdims=True)) / jnp.sqrt(x.var(-1, keepdims=True) + e) * g + b,
-           "sqrt": jnp.sqrt, "mean_last": lambda x: x.mean(-1, keepdims=True), "erf": jax.scipy.special.erf,
-           "sigmoid": jax.nn.sigmoid, "sum_last": lambda x: x.sum(-1)}
-    ji = {k: jnp.asarray(v) for k, v in inits.items()}
-    fn = jax.jit(scenario_fn(name, ops, ji))
-    args = [jnp.asarray(v) for v in feeds.values()]
-    return median_us(lambda: fn(*args).block_until_ready())
-
-
-def peer_tvm(path, feeds):
-    import onnx
-    import tvm
-    model = onnx.load(path)
-    shapes = {k: list(v.shape) for k, v in feeds.items()}
-    try:
-        from tvm import relay  # TVM <= 0.19: Relay, graph executor
-    except ImportError:
-        relay = None
-    if relay is None:  # TVM >= 0.20: Relax, the default pipeline, the VM
-        from tvm import relax
-        from tvm.relax.frontend.onnx import from_onnx
-        mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
-        ex = tvm.compile(mod, target="llvm")
-        vm = relax.VirtualMachine(ex, tvm.cpu())
-        args = [tvm.runtime.tensor(v) for v in feeds.values()]
-        return median_us(lambda: vm["main"](*args))
-    from tvm.contrib import graph_executor
-    mod, params = relay.frontend.from_onnx(model, shapes)
-    with tvm.transform.PassContext(opt_level=3):
-        lib = relay.build(mod, target="llvm", params=params)
-    m = graph_executor.GraphModule(lib["default"](tvm.cpu()))
-    for k, v in feeds.items():
-        m.set_input(k, v)
-    return median_us(m.run)
-
-
-def run_peer(label, fn):
-    try:
-        return fn(), None
-    except Exception as e:  # a peer that cannot run a model is skipped with the reason
-        return None, f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
-
-
-def gir_run(gir, model, cache, cal_out):
-    cmd = [gir, "run", model, "--target", "cpu", "--planner", "all", "--measure", "--json", "--threads", str(THREADS),
-           "--calibrate", "--calibrate-out", cal_out, "--cache", cache]
+def compile_stream(work):
+    """cc -O3 -march=native -fopenmp stream_copy.c; returns (binary, None) or (None, reason)."""
+    binary = os.path.join(work, "stream_copy")
+    cmd = ["cc", "-O3", "-march=native", "-fopenmp", os.path.join(HERE, "stream_copy.c"), "-o", binary]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip() or out.stdout.strip())
+        return None, f"cannot compile stream_copy.c: {(out.stderr.strip().splitlines() or ['?'])[-1][:200]}"
+    return binary, None
+
+
+def run_stream(binary, threads, mib, env):
+    if binary is None:
+        return None
+    out = subprocess.run([binary, str(threads), str(mib), "10"], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()[:200]}
     return json.loads(out.stdout)
 
 
-def machine_description():
-    lines = []
+# --------------------------------------------------------------------------------------------------- GIR
+
+
+def gir_supports_cold(gir, source, cache, env):
+    """True unless `gir run --cold` on a small model fails with "unknown option"."""
+    cmd = [gir, "run", os.path.join(source, "scenarios", "silu.onnx"), "--target", "cpu", "--planner", "gir", "--cold", "--cache", cache]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return "unknown option" not in (out.stderr + out.stdout)
+
+
+def run_gir(gir, model, threads, cache, cold, env):
+    """One `gir run --planner all --measure --json`, summarised (see summarize_gir)."""
+    cmd = [gir, "run", model, "--target", "cpu", "--planner", "all", "--measure", "--json", "--threads", str(threads), "--cache", cache]
+    if cold:
+        cmd.append("--cold")
     try:
-        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for key in ("Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache", "L3 cache"):
-            for l in lscpu.splitlines():
-                if l.startswith(key + ":"):
-                    lines.append(f"- {key}: {l.split(':', 1)[1].strip()}")
-    except OSError:
-        pass
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=GIR_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"gir run timed out after {GIR_TIMEOUT_S} s"}
+    if out.returncode != 0:
+        lines = (out.stderr.strip() or out.stdout.strip() or f"exit status {out.returncode}").splitlines()
+        return {"error": f"gir run failed: {lines[-1][:300]}"}
     try:
-        mem = open("/proc/meminfo").readline().split()
-        lines.append(f"- memory: {int(mem[1]) // 1024} MiB")
-    except OSError:
-        pass
-    lines.append(f"- load average at start: {os.getloadavg()}")
-    cxx = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.splitlines()
-    lines.append(f"- compiler: {cxx[0] if cxx else 'unknown'}")
-    lines.append(f"- OS: {platform.platform()}; Python {platform.python_version()}")
-    return "\n".join(lines)
+        return summarize_gir(json.loads(out.stdout[out.stdout.index("{"):]))
+    except ValueError as e:
+        return {"error": f"cannot read gir run's JSON: {e}"}
 
 
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+def summarize_gir(j):
+    """Per planner, the fastest matching candidate's measured time summed over subgraphs (None when a
+    subgraph has no matching, measured candidate), the candidates that did not match, the planners'
+    skip reasons, and every matching candidate's modelled and measured time."""
+    cands = j.get("candidates", [])
+    subgraphs = sorted({c["subgraph"] for c in cands})
+    times, skipped, mismatches, points = {}, {}, [], {}
+    for c in cands:
+        key = f"{c['subgraph']}/{c['planner']}/{c['variant']}"
+        if c.get("skipped"):
+            skipped[c["planner"]] = c["skipped"]
+        elif not c.get("matches"):
+            mismatches.append({"subgraph": c["subgraph"], "planner": c["planner"], "variant": c["variant"],
+                               "max_rel_error": c.get("max_rel_error")})
+        elif c.get("measured_us") is not None:
+            points[key] = [c["modelled_us"], c["measured_us"]]
+    for planner in {c["planner"] for c in cands}:
+        total = 0.0
+        for s in subgraphs:
+            mine = [m for k, (_, m) in points.items() if k.startswith(f"{s}/{planner}/")]
+            if not mine:
+                total = None
+                break
+            total += min(mine)
+        times[planner] = total
+    return {"min_bytes": j.get("min_bytes"), "times": times, "skipped": skipped, "mismatches": mismatches, "points": points}
 
 
-def fmt(v, digits=1):
-    return "-" if v is None else f"{v:.{digits}f}"
+# ------------------------------------------------------------------------------------------------- peers
+
+
+class PeerWorker:
+    """A peers.py process for one peer and one scenario, spoken to one JSON line at a time."""
+
+    def __init__(self, peer, model, inputs, reference, write_reference, args, flush_bytes, env, log):
+        cmd = [sys.executable, os.path.join(HERE, "peers.py"), "--peer", peer, "--model", model, "--inputs", inputs,
+               "--reference", reference, "--threads", str(args.threads), "--flush-bytes", str(flush_bytes), "--budget", str(args.budget)]
+        if write_reference:
+            cmd.append("--write-reference")
+        self.peer = peer
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, bufsize=0)
+        self.pending = b""
+
+    def read(self, timeout):
+        """The next JSON line, or {"error": ...} when the worker dies or stays silent past the timeout."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                self.close(kill=True)
+                return {"error": f"no answer within {timeout} s"}
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                code = self.proc.wait()
+                return {"error": f"the worker exited (status {code}); see its log"}
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def ask(self, command, timeout=TIMING_TIMEOUT_S):
+        try:
+            self.proc.stdin.write((command + "\n").encode())
+        except (BrokenPipeError, OSError):
+            return {"error": "the worker is gone"}
+        return self.read(timeout)
+
+    def close(self, kill=False):
+        if self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                try:
+                    self.proc.stdin.write(b"quit\n")
+                    self.proc.stdin.close()
+                except OSError:
+                    pass
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def probe_peers(peers, skips, env):
+    """Per peer, its version (imports fine) or the reason it is skipped (failed to install or to import)."""
+    versions, reasons = {}, {}
+    for peer in peers:
+        if peer in skips:
+            reasons[peer] = skips[peer]
+            continue
+        module = MODULES[peer]
+        code = f"import {module} as m; print(getattr(m, '__version__', '?'))"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            last = (out.stderr.strip().splitlines() or ["?"])[-1]
+            reasons[peer] = f"cannot import {module}: {last[:200]}"
+        else:
+            versions[peer] = out.stdout.strip().split("-")[0]
+    return versions, reasons
+
+
+def reference_without_ort(model, feeds, path):
+    """The onnx package's numpy reference evaluator, for when ONNX Runtime cannot give the reference."""
+    from onnx.reference import ReferenceEvaluator
+    np.savez(path, *ReferenceEvaluator(model).run(None, feeds))
+
+
+def start_peers(peers, name, model, feeds, args, flush_bytes, env, work):
+    """Starts, builds and checks every peer in turn; returns {peer: worker} and {peer: (status, reason)}."""
+    inputs, reference = os.path.join(work, f"{name}.inputs.npz"), os.path.join(work, f"{name}.reference.npz")
+    np.savez(inputs, **feeds)
+    if os.path.exists(reference):
+        os.remove(reference)  # left by an interrupted run: the reference is made anew
+    workers, failed = {}, {}
+    for peer in peers:
+        if peer != "onnxruntime" and not os.path.exists(reference):
+            reference_without_ort(model, feeds, reference)
+        with open(os.path.join(work, f"{name}.{peer}.log"), "w") as log:
+            w = PeerWorker(peer, model, inputs, reference, peer == "onnxruntime", args, flush_bytes, env, log)
+        ready = w.read(SETUP_TIMEOUT_S)
+        if ready.get("ok"):
+            workers[peer] = w
+            continue
+        w.close(kill=True)
+        status = ready.get("status", "error")
+        failed[peer] = (status, ready.get("reason") or ready.get("error"))
+        print(f"  {peer}: {status}: {failed[peer][1]}", flush=True)
+    return workers, failed, [inputs, reference]
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+
+def random_feeds(model_path, seed=1):
+    import onnx
+    m = onnx.load(model_path)
+    consts = {t.name for t in m.graph.initializer}
+    rng = np.random.default_rng(seed)
+    return {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
+            for i in m.graph.input if i.name not in consts}
+
+
+class Stopwatch:
+    """Adds the seconds each step takes to a dict (summed over rounds), for the progress lines and the raw file."""
+
+    def __init__(self, seconds):
+        self.seconds, self.start = seconds, time.monotonic()
+        self.last = self.start
+
+    def lap(self, step):
+        now = time.monotonic()
+        self.seconds[step] = round(self.seconds.get(step, 0) + now - self.last, 2)
+        self.last = now
+
+    def total(self):
+        return self.last - self.start
+
+
+def bench_scenario(name, model, dram_scale, ctx):
+    """R interleaved rounds of STREAM, GIR (hot, cold), every live peer (hot, cold) on one scenario."""
+    args, env = ctx["args"], ctx["env"]
+    print(f"== {name}", flush=True)
+    t_start = time.monotonic()
+    row = {"name": name, "path": os.path.relpath(model, args.source), "dram_scale": dram_scale, "stream": [],
+           "gir": {"hot": [], "cold": []}, "peers": {}}
+    workers, failed, files = start_peers(ctx["peers"], name, model, random_feeds(model), args, ctx["flush_bytes"], env, ctx["work"])
+    for peer, (status, reason) in failed.items():
+        row["peers"][peer] = {"status": status, "reason": reason, "hot": [], "cold": []}
+    for peer in workers:
+        row["peers"][peer] = {"status": "ok", "reason": None, "hot": [], "cold": []}
+    modes = ["hot", "cold"] if ctx["gir_cold"] else ["hot"]
+    row["seconds"] = {"setup": round(time.monotonic() - t_start, 1)}
+    for r in range(args.rounds):
+        clock = Stopwatch(row["seconds"])
+        row["stream"].append(run_stream(ctx["stream"], args.threads, args.stream_mib, env))
+        clock.lap("stream")
+        for mode in modes:
+            row["gir"][mode].append(run_gir(ctx["gir"], model, args.threads, ctx["cache"], mode == "cold", env))
+            clock.lap(f"gir-{mode}")
+        for peer, w in list(workers.items()):
+            time.sleep(0.1)  # lets the previous runtime's spinning threads go to sleep
+            for mode in ("hot", "cold"):
+                ans = w.ask(mode)
+                clock.lap(f"{peer}-{mode}")
+                if "us" not in ans:
+                    row["peers"][peer].update(status="error", reason=f"failed while timing: {ans.get('error')}")
+                    w.close(kill=True)
+                    del workers[peer]
+                    break
+                row["peers"][peer][mode].append(ans["us"])
+        print(f"  round {r + 1} ({clock.total():.0f} s): " + report.round_line(row, r), flush=True)
+    for w in workers.values():
+        w.close()
+    for f in files:
+        if os.path.exists(f):
+            os.remove(f)
+    return row
+
+
+def read_skips(path):
+    skips = {}
+    if path and os.path.exists(path):
+        for line in open(path):
+            if "\t" in line:
+                peer, reason = line.rstrip("\n").split("\t", 1)
+                skips[peer] = reason
+    return skips
+
+
+def measure(args):
+    if not args.gir or not os.access(args.gir, os.X_OK):
+        sys.exit(f"bench_cpu: no gir binary at {args.gir!r} (give --gir)")
+    env = child_env(args.threads)
+    cache = args.cache or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.gir))), "bench-cache")
+    os.makedirs(cache, exist_ok=True)
+    work = args.work or tempfile.mkdtemp(prefix="gir-bench-")
+    os.makedirs(work, exist_ok=True)
+    peers = [p for p in args.peers.split(",") if p]
+    llc = last_level_cache_bytes()
+    stream, stream_why = compile_stream(work)
+    versions, skipped = probe_peers(peers, read_skips(args.skip_file), env)
+    meta = {"threads": args.threads, "rounds": args.rounds, "gir": args.gir, "llc_bytes": llc, "flush_bytes": 2 * llc,
+            "peers": peers, "versions": versions, "skipped": skipped, "stream_error": stream_why,
+            "machine": report.machine_description(), "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "gir_cold": gir_supports_cold(args.gir, args.source, cache, env), "command": " ".join(sys.argv)}
+    print(f"bench_cpu: T={args.threads}, R={args.rounds}, peers {', '.join(versions) or 'none'}; skipped: {skipped or 'none'}; "
+          f"gir --cold {'supported' if meta['gir_cold'] else 'NOT supported'}; work folder {work}", flush=True)
+    if stream_why:
+        print(f"bench_cpu: {stream_why}", flush=True)
+    ctx = {"args": args, "env": env, "cache": cache, "work": work, "flush_bytes": 2 * llc, "stream": stream,
+           "gir": args.gir, "gir_cold": meta["gir_cold"], "peers": [p for p in peers if p in versions]}
+    rows = [bench_scenario(name, path, scale, ctx) for name, path, scale in list_scenarios(args.source, args.only)]
+    meta["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    meta["load_average_end"] = os.getloadavg()
+    return {"meta": meta, "scenarios": rows}
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--gir", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--cache", required=True)
-    ap.add_argument("--report", required=True)
-    ap.add_argument("--skip", default="", help="comma-separated peers to skip, with the reason given by the script")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--append", action="store_true", help="append a section to the report instead of writing it anew")
-    a = ap.parse_args()
-    global THREADS
-    THREADS = a.threads
-    skip = {s.split("=")[0]: (s.split("=", 1)[1] if "=" in s else "skipped by the caller") for s in a.skip.split(",") if s}
-    peers = ["onnxruntime", "torch-eager", "torch-compile", "jax-jit", "tvm"]
-    rows, reasons, model_points = [], {}, []
-    for name in SCENARIOS:
-        path = os.path.join(a.source, "scenarios", name + ".onnx")
-        _, inits, shapes = load_model(path)
-        feeds = random_inputs(shapes)
-        cal_out = os.path.join(a.cache, "cpu-host.bench.json")
-        g = gir_run(a.gir, path, a.cache, cal_out)  # STREAM copy, GIR and eager plans: interleaved per scenario
-        row = {"scenario": name, "min_bytes": g["min_bytes"], "stream_gbs": g["stream_copy_gbs"],
-               "gir": g["planners"]["gir"]["measured_us"], "eager": g["planners"]["eager"]["measured_us"],
-               "xla": g["planners"]["xla"]["measured_us"], "tvm-plan": g["planners"]["tvm"]["measured_us"],
-               "gir_model": g["planners"]["gir"]["modelled_us"]}
-        for c in g["candidates"]:
-            if c.get("measured_us"):
-                model_points.append((name, c["planner"], c["variant"], c["modelled_us"], c["measured_us"]))
-        for p in ("xla", "tvm"):
-            if g["planners"][p].get("skipped"):
-                reasons[f"{p}-like plan (same codegen)"] = g["planners"][p]["skipped"]
-        calls = {"onnxruntime": lambda: peer_ort(path, feeds),
-                 "torch-eager": lambda: peer_torch(name, inits, feeds, False),
-                 "torch-compile": lambda: peer_torch(name, inits, feeds, True),
-                 "jax-jit": lambda: peer_jax(name, inits, feeds),
-                 "tvm": lambda: peer_tvm(path, feeds)}
-        for p in peers:
-            if p in skip:
-                row[p], reasons[p] = None, skip[p]
-                continue
-            row[p], why = run_peer(p, calls[p])
-            if why:
-                reasons.setdefault(p, why)
-        best = min([row[p] for p in peers if row[p]], default=None)
-        row["best_peer"] = best
-        row["speedup"] = best / row["gir"] if best and row["gir"] else None
-        row["eff_frac"] = (row["min_bytes"] / (row["gir"] * 1e-6) / 1e9) / row["stream_gbs"] if row["gir"] else None
-        rows.append(row)
-        print(f"{name}: gir {fmt(row['gir'])} us, eager {fmt(row['eager'])} us, " +
-              ", ".join(f"{p} {fmt(row[p])}" for p in peers), flush=True)
-
-    head = "| scenario | min bytes | STREAM copy GB/s | GIR us | eager plan us | xla-like plan us | tvm-like plan us | " + \
-           " | ".join(f"{p} us" for p in peers) + " | GIR eff. BW / STREAM | speedup vs best peer |"
-    sep = "|" + "---|" * (9 + len(peers))
-    lines = [head, sep]
-    for r in rows:
-        lines.append(f"| {r['scenario']} | {r['min_bytes']} | {fmt(r['stream_gbs'])} | {fmt(r['gir'])} | {fmt(r['eager'])} | "
-                     f"{fmt(r['xla'])} | {fmt(r['tvm-plan'])} | " +
-                     " | ".join(fmt(r[p]) for p in peers) + f" | {fmt(100 * r['eff_frac'] if r['eff_frac'] else None)} % | {fmt(r['speedup'], 2)}x |")
-    gm = geomean([r["speedup"] for r in rows])
-    lines.append(f"\nGeometric-mean speedup of the GIR plan over the best peer per scenario: {fmt(gm, 2)}x")
-    for plan in ("eager", "xla", "tvm-plan"):
-        lines.append(f"Geometric-mean speedup of the GIR plan over the {plan} plan (same codegen): " +
-                     f"{fmt(geomean([r[plan] / r['gir'] for r in rows if r['gir'] and r[plan]]), 2)}x")
-    table = "\n".join(lines)
-    print(table)
-
-    sys.path.insert(0, os.path.dirname(__file__))
-    mape = statistics.mean(abs(m - t) / t * 100 for _, _, _, m, t in model_points) if model_points else None
-    spearman = None
-    if len(model_points) >= 2:
-        def ranks(v):
-            order = sorted(range(len(v)), key=lambda i: v[i])
-            r = [0.0] * len(v)
-            for pos, i in enumerate(order):
-                r[i] = pos
-            return r
-        rm, rt = ranks([p[3] for p in model_points]), ranks([p[4] for p in model_points])
-        mm, mt = statistics.mean(rm), statistics.mean(rt)
-        num = sum((x - mm) * (y - mt) for x, y in zip(rm, rt))
-        den = math.sqrt(sum((x - mm) ** 2 for x in rm) * sum((y - mt) ** 2 for y in rt))
-        spearman = num / den if den else None
-    with open(a.report, "a" if a.append else "w") as f:
-        if not a.append:
-            f.write("# CPU benchmark report (bench/cpu/run_bench.sh)\n\n")
-            f.write(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/cpu/run_bench.sh`.\n\n")
-            f.write("## Machine\n\n" + machine_description() + "\n\n")
-        f.write(f"## {THREADS} thread(s): latency (median, us), effective bandwidth, speedups\n\n" + table + "\n\n")
-        f.write("Effective bandwidth = the subgraph's minimal bytes (inputs read once + outputs written once) / the GIR plan's "
-                "median time, as a fraction of the STREAM copy bandwidth measured just before that scenario.\n\n")
-        f.write(f"### Skipped peers and plans ({THREADS} thread(s))\n\n")
-        for k, v in reasons.items():
-            f.write(f"- {k}: {v}\n")
-        f.write(f"\n### Modelled vs measured over every candidate measured ({THREADS} thread(s))\n\n")
-        f.write(f"{len(model_points)} candidates; MAPE {fmt(mape)} %; Spearman {fmt(spearman, 3)}\n\n")
-        f.write("| scenario | planner | variant | modelled us | measured us |\n|---|---|---|---|---|\n")
-        for s, p, v, m, t in model_points:
-            f.write(f"| {s} | {p} | {v} | {m:.1f} | {t:.1f} |\n")
-    print(f"wrote {a.report}")
+    args = parse_args()
+    if args.report_only:
+        with open(args.report_only) as f:
+            raw = json.load(f)
+    else:
+        raw = measure(args)
+        if args.raw:
+            with open(args.raw, "w") as f:
+                json.dump(raw, f, indent=1)
+    report.write(raw, args.report, args.plot)
+    print(f"bench_cpu: wrote {args.report} and {args.plot}")
 
 
 if __name__ == "__main__":

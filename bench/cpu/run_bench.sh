@@ -1,55 +1,61 @@
 #!/usr/bin/env bash
-# The CPU benchmark in one go (issue #6, not a test): builds `gir`, makes a virtual environment under
-# the build directory, installs the peers from PyPI (each may fail: it is then skipped with the reason),
-# and runs bench/cpu/bench_cpu.py, which interleaves per scenario STREAM copy, the GIR and eager plans
-# through the same code generator, ONNX Runtime, PyTorch eager, torch.compile, JAX jit and Apache TVM,
-# all with 2 threads, and writes bench/cpu/REPORT.md.
-# Usage: bench/cpu/run_bench.sh [BUILD_DIR]   (default build-cpu)
+# The CPU benchmark in one go (issue #16; a measurement, not a test). It
+#  1. builds `gir` (Release, in BUILD_DIR, default build-cpu), unless GIR_BENCH_GIR names a gir binary to use;
+#  2. makes a virtual environment BUILD_DIR/bench-venv (Debian's python3, --system-site-packages) and
+#     installs the peers from PyPI: onnxruntime, openvino, torch (PyPI's x86-64 wheels pull several GB
+#     of CUDA wheels), jax[cpu], plus numpy, onnx and matplotlib. A peer that fails to install is skipped,
+#     and the report says why (pip's last line; the whole log is BUILD_DIR/bench-pip-NAME.log);
+#  3. runs bench/cpu/bench_cpu.py with T threads (GIR_BENCH_THREADS, default 2), which interleaves per
+#     scenario STREAM copy, GIR and the peers, and writes bench/cpu/REPORT.md and bench/cpu/speedup.png.
+# Usage: bench/cpu/run_bench.sh [BUILD_DIR] [bench_cpu.py options: --only NAME,NAME --rounds N ...]
+# Environment: GIR_BENCH_GIR=/path/to/gir (skip the build), GIR_BENCH_THREADS=T, GIR_BENCH_NO_INSTALL=1
+# (use the venv as it is, install nothing).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SRC=$(pwd)
-BUILD=${1:-build-cpu}
+BUILD=build-cpu
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then BUILD=$1; shift; fi
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
 VENV="$BUILD/bench-venv"
+T=${GIR_BENCH_THREADS:-2}
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" --target gir -j2 >/dev/null || {
-  echo "run_bench: cannot build gir in $BUILD" >&2
-  exit 2
-}
-
-# Debian's interpreter, so the venv also sees python3-onnx (and python3-torch, the fallback for PyTorch).
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-[ -d "$VENV" ] || "$PY" -m venv --system-site-packages "$VENV"
-PIP="$VENV/bin/pip"
-SKIPS=()
-install() {  # install NAME PACKAGES...: a failure becomes a skip reason for that peer
-  local name=$1
-  shift
-  if ! timeout 900 "$PIP" install -q "$@" >"$BUILD/bench-pip-$name.log" 2>&1; then
-    SKIPS+=("$name=pip install $* failed: $(tail -1 "$BUILD/bench-pip-$name.log" | cut -c1-150 | tr ',' ';')")
-  fi
-}
-install base numpy "onnx>=1.16"  # TVM's ONNX frontend needs a newer onnx than Debian's
-install onnxruntime onnxruntime
-install jax-jit "jax[cpu]"
-install tvm apache-tvm
-# PyTorch: PyPI's x86-64 Linux wheels pull in several GB of CUDA wheels and PyPI has no CPU-only build.
-# Use it only if it is already importable (Debian's python3-torch through the system site packages, or a
-# previous opt-in install with GIR_BENCH_TORCH_FROM_PYPI=1).
-if [ "${GIR_BENCH_TORCH_FROM_PYPI:-0}" = 1 ]; then install torch-eager torch; fi
-if ! "$VENV/bin/python" -c "import torch" >/dev/null 2>&1; then
-  why="no CPU-only torch on PyPI (its x86-64 wheels depend on CUDA wheels of several GB) and Debian's python3-torch is not installed; set GIR_BENCH_TORCH_FROM_PYPI=1 to install the CUDA wheels anyway"
-  SKIPS+=("torch-eager=$why" "torch-compile=$why")
+if [ -n "${GIR_BENCH_GIR:-}" ]; then
+  GIR=$GIR_BENCH_GIR
+  [ -x "$GIR" ] || { echo "run_bench: GIR_BENCH_GIR=$GIR is not an executable" >&2; exit 2; }
+else
+  GIR="$BUILD/cli/gir"
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" --target gir -j2 >/dev/null || {
+    echo "run_bench: cannot build gir in $BUILD" >&2
+    exit 2
+  }
 fi
 
-SKIP_ARG=$(IFS=,; echo "${SKIPS[*]:-}")
-# 2 threads (the goal's setting), then 1 thread: on a shared, oversubscribed machine a descheduled
-# worker stalls every barrier, and the single-thread table shows the code without that noise.
-APPEND=""
-for T in 2 1; do
-  export OMP_NUM_THREADS=$T MKL_NUM_THREADS=$T OPENBLAS_NUM_THREADS=$T TVM_NUM_THREADS=$T
-  export XLA_FLAGS="--xla_cpu_multi_thread_eigen=$([ "$T" = 1 ] && echo false || echo true) intra_op_parallelism_threads=$T"
-  "$VENV/bin/python" bench/cpu/bench_cpu.py --gir "$BUILD/cli/gir" --source "$SRC" --cache "$BUILD/bench-cache" \
-    --report bench/cpu/REPORT.md --skip "$SKIP_ARG" --threads "$T" $APPEND
-  APPEND="--append"
-done
+# Debian's interpreter, so the venv also sees Debian's python3 packages.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+[ -x "$VENV/bin/python" ] || "$PY" -m venv --system-site-packages "$VENV" || { echo "run_bench: cannot make $VENV" >&2; exit 2; }
+SKIPS="$BUILD/bench-skips.tsv"
+: >"$SKIPS"
+install() {  # install LOGNAME PEERS PACKAGES...: a failure becomes the skip reason of each of PEERS
+  local log="$BUILD/bench-pip-$1.log" peers=$2
+  shift 2
+  [ "${GIR_BENCH_NO_INSTALL:-0}" = 1 ] && return
+  echo "run_bench: pip install $*"
+  if ! timeout 3600 "$VENV/bin/pip" install -q "$@" >"$log" 2>&1; then
+    local why="pip install $* failed: $(grep -v '^\s*$' "$log" | tail -1 | cut -c1-200)"
+    for p in $peers; do printf '%s\t%s\n' "$p" "$why" >>"$SKIPS"; done
+  fi
+}
+install base "" numpy "onnx>=1.16" matplotlib
+install onnxruntime onnxruntime onnxruntime
+install openvino openvino openvino
+install torch "torch-eager torch-compile" torch
+install jax jax-jit "jax[cpu]"
+"$VENV/bin/python" -c "import numpy, onnx, matplotlib" || { echo "run_bench: the venv lacks numpy, onnx or matplotlib" >&2; exit 2; }
+
+# The same thread count everywhere; glibc keeps large freed blocks (no fresh page faults per call).
+export OMP_NUM_THREADS=$T MKL_NUM_THREADS=$T OPENBLAS_NUM_THREADS=$T NUMEXPR_NUM_THREADS=$T
+export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296
+exec "$VENV/bin/python" bench/cpu/bench_cpu.py --gir "$GIR" --source "$SRC" --cache "$BUILD/bench-cache" \
+  --work "$BUILD/bench-work" --raw "$BUILD/bench-raw.json" --skip-file "$SKIPS" --threads "$T" "$@"
