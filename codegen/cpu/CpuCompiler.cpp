@@ -44,7 +44,7 @@ static std::string compilerOf(const CompileOptions& o) {
 // vectorize floor/sqrt in `omp simd` loops (with the defaults girExp's loop stays scalar: "control flow
 // in loop"). -ffast-math is not used: it would reassociate and flush, changing results.
 std::string compileFlags(const CompileOptions& o) {
-  return "-std=c++20 " + o.optLevel + (o.nativeArch ? " -march=native" : "") + " -fno-trapping-math -fno-math-errno -fopenmp -shared -fPIC";
+  return "-std=c++20 " + o.optLevel + (o.nativeArch ? " -march=native" : "") + " -fno-trapping-math -fno-math-errno -freciprocal-math -fopenmp -shared -fPIC";
 }
 
 void* SharedLibrary::symbol(const std::string& name) const { return handle_ ? dlsym(handle_.get(), name.c_str()) : nullptr; }
