@@ -11,6 +11,7 @@
 #include "tests/cpu/CpuTestSupport.h"
 
 using namespace gir;
+using gir::test::countOf;
 using namespace gir::codegen;
 using namespace gir::codegen::cpu;
 
@@ -55,12 +56,6 @@ std::string checkGoldenSource(const std::string& girPath, const std::string& gol
   REQUIRE(check);
   CHECK(check->close);
   return src->code;
-}
-
-size_t countOf(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
 }
 
 }  // namespace

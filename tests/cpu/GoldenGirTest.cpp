@@ -10,17 +10,8 @@
 #include "tests/cpu/CpuTestSupport.h"
 
 using namespace gir;
+using gir::test::countOf;
 using namespace gir::codegen::cpu;
-
-namespace {
-
-size_t countOf(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("every valid GIR golden runs on the CPU and matches the interpreter", "[cpu][golden]") {
   int valid = 0, invalid = 0;

@@ -12,6 +12,7 @@
 #include "tests/cpu/CpuTestSupport.h"
 
 using namespace gir;
+using gir::test::countOf;
 using namespace gir::codegen::cpu;
 
 namespace {
@@ -31,12 +32,6 @@ Loaded load(const std::string& name, const HardwareDesc& hw) {
   REQUIRE(pre);
   REQUIRE_FALSE(pre->subgraphs.empty());
   return {std::move(*model), std::move(*pre)};
-}
-
-size_t countOf(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
 }
 
 // Every unit's every access at device-scope levels, from the cost model's per-level figures.

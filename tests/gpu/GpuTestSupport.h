@@ -14,12 +14,6 @@
 
 namespace gir::test {
 
-inline size_t countOf(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + needle.size())) ++n;
-  return n;
-}
-
 inline gpu::GpuCase caseFromFile(const std::string& relative) {
   auto c = gpu::girFileCase(sourcePath(relative), 1);
   if (!c) throw std::runtime_error(c.error().str());
