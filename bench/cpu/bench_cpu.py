@@ -128,9 +128,22 @@ def gir_supports_cold(gir, source, cache, env):
     return "unknown option" not in (out.stderr + out.stdout)
 
 
-def run_gir(gir, model, threads, cache, cold, env):
+def calibrate_gir(gir, source, threads, cache, work, env):
+    """`gir run --calibrate` once, so every modelled time uses this machine's measured bandwidths and
+    costs: the path of the calibrated description, or None (the report then says the model ran on the
+    uncalibrated description)."""
+    path = os.path.join(work, "cpu-host.calibrated.json")
+    cmd = [gir, "run", os.path.join(source, "scenarios", "silu.onnx"), "--target", "cpu", "--planner", "gir", "--threads", str(threads),
+           "--cache", cache, "--calibrate", "--calibrate-out", path]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return path if out.returncode == 0 and os.path.exists(path) else None
+
+
+def run_gir(gir, model, threads, cache, cold, env, hardware=None):
     """One `gir run --planner all --measure --json`, summarised (see summarize_gir)."""
     cmd = [gir, "run", model, "--target", "cpu", "--planner", "all", "--measure", "--json", "--threads", str(threads), "--cache", cache]
+    if hardware:
+        cmd += ["--hardware", hardware]
     if cold:
         cmd.append("--cold")
     try:
@@ -323,7 +336,7 @@ def bench_scenario(name, model, dram_scale, ctx):
         row["stream"].append(run_stream(ctx["stream"], args.threads, args.stream_mib, env))
         clock.lap("stream")
         for mode in modes:
-            row["gir"][mode].append(run_gir(ctx["gir"], model, args.threads, ctx["cache"], mode == "cold", env))
+            row["gir"][mode].append(run_gir(ctx["gir"], model, args.threads, ctx["cache"], mode == "cold", env, ctx["hardware"]))
             clock.lap(f"gir-{mode}")
         for peer, w in list(workers.items()):
             time.sleep(0.1)  # lets the previous runtime's spinning threads go to sleep
@@ -375,8 +388,10 @@ def measure(args):
           f"gir --cold {'supported' if meta['gir_cold'] else 'NOT supported'}; work folder {work}", flush=True)
     if stream_why:
         print(f"bench_cpu: {stream_why}", flush=True)
+    meta["gir_hardware"] = calibrate_gir(args.gir, args.source, args.threads, cache, work, env)
+    print(f"bench_cpu: gir's cost model uses {meta['gir_hardware'] or 'the uncalibrated cpu-host description'}", flush=True)
     ctx = {"args": args, "env": env, "cache": cache, "work": work, "flush_bytes": 2 * llc, "stream": stream,
-           "gir": args.gir, "gir_cold": meta["gir_cold"], "peers": [p for p in peers if p in versions]}
+           "gir": args.gir, "gir_cold": meta["gir_cold"], "hardware": meta["gir_hardware"], "peers": [p for p in peers if p in versions]}
     rows = [bench_scenario(name, path, scale, ctx) for name, path, scale in list_scenarios(args.source, args.only)]
     meta["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     meta["load_average_end"] = os.getloadavg()

@@ -253,8 +253,10 @@ def results_section(mode, figs, meta, llc):
     return out + [""]
 
 
-def cost_section(cm_hot, cm_cold):
-    out = ["## Cost model (DRAM-scale scenarios, every matching candidate of every planner)", "",
+def cost_section(cm_hot, cm_cold, hardware):
+    described = (f"modelled on the description calibrated at the start of the run (`gir run --calibrate`, {os.path.basename(hardware)})"
+                 if hardware else "modelled on the uncalibrated cpu-host description (DRAM 20 GB/s): the run did not calibrate")
+    out = ["## Cost model (DRAM-scale scenarios, every matching candidate of every planner)", "", described + ".", "",
            "| runs | candidates | MAPE (modelled vs measured) | Spearman rank correlation |", "|---|---|---|---|"]
     for label, cm in (("hot", cm_hot), ("cold", cm_cold)):
         if cm and cm["n"]:
@@ -401,7 +403,7 @@ def write(raw, report_path, plot_path):
         lines += results_section(mode, figs[mode], meta, llc)
     if "cold" not in modes:
         lines += ["## Cold-cache runs", "", "Not measured: this gir binary does not support `gir run --cold`.", ""]
-    lines += mismatch_section(rows) + cost_section(cm_hot, cm_cold) + goals_section(figs, cm_hot, llc) + peers_section(meta, rows)
+    lines += mismatch_section(rows) + cost_section(cm_hot, cm_cold, meta.get("gir_hardware")) + goals_section(figs, cm_hot, llc) + peers_section(meta, rows)
     with open(report_path, "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     plot(figs["hot"], meta, plot_path)
