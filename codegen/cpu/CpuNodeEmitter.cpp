@@ -173,6 +173,15 @@ struct Operands {
   std::string out;
 };
 
+// The value a move, broadcast or elementwise node computes from its operands' expressions.
+std::string mapValue(const Node& n, const std::vector<std::string>& operands) {
+  if (n.kind() != NodeKind::Elementwise) return operands.empty() ? "" : operands[0];
+  const auto& p = std::get<ElementwisePayload>(n.payload);
+  std::vector<std::string> args;
+  for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : operands[static_cast<size_t>(o.input)]);
+  return elementwiseExpr(p.op, args);
+}
+
 void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNest& nest, const Operands& ops) {
   std::vector<std::string> loads;
   int deviceAccesses = !nest.output.staged && isDevice(c, nest.output.slice) ? 1 : 0;
@@ -180,13 +189,7 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
     loads.push_back(ops.in[k] + "[" + indexExpr(nest.inputs[k].strides) + "]");
     deviceAccesses += !nest.inputs[k].staged && isDevice(c, nest.inputs[k].slice) ? 1 : 0;
   }
-  std::string value = loads.empty() ? "" : loads[0];
-  if (n.kind() == NodeKind::Elementwise) {
-    const auto& p = std::get<ElementwisePayload>(n.payload);
-    std::vector<std::string> args;
-    for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : loads[static_cast<size_t>(o.input)]);
-    value = elementwiseExpr(p.op, args);
-  }
+  std::string value = mapValue(n, loads);
   emitLoops(w, nest.extents, 0, nest.extents.size(), "omp simd", 1, [&] {
     w.line(ops.out + "[" + indexExpr(nest.output.strides) + "] = " + value + ";");
     count(w, c, deviceAccesses);
@@ -286,13 +289,7 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
     w.line("acc" + me + " = " + combine(reduceSpelling(c.g, id), "acc" + me, operands[0]) + ";");
     return device;
   }
-  std::string value = operands.empty() ? "" : operands[0];
-  if (n.kind() == NodeKind::Elementwise) {
-    const auto& p = std::get<ElementwisePayload>(n.payload);
-    std::vector<std::string> args;
-    for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : operands[static_cast<size_t>(o.input)]);
-    value = elementwiseExpr(p.op, args);
-  }
+  std::string value = mapValue(n, operands);
   w.line("const float v" + me + " = " + value + ";");
   if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
   w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
