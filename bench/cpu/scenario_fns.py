@@ -184,11 +184,12 @@ def describe(path):
 # ---------------------------------------------------------------------------------------------- PyTorch
 
 
-def torch_fn(spec):
-    """The scenario in PyTorch (eager ops; torch.compile wraps the same function)."""
+def torch_fn(spec, device="cpu"):
+    """The scenario in PyTorch (eager ops; torch.compile wraps the same function), its constants on `device`
+    (bench/gpu passes "cuda")."""
     import torch
     import torch.nn.functional as F
-    p = {k: torch.from_numpy(np.array(v)) if isinstance(v, np.ndarray) else v for k, v in spec.p.items()}
+    p = {k: torch.from_numpy(np.array(v)).to(device) if isinstance(v, np.ndarray) else v for k, v in spec.p.items()}
     k = spec.kind
     if k == "softmax":
         return lambda x: (torch.softmax(x, p["axis"]),)

@@ -4,9 +4,14 @@ GIR plan and the per-op plan as CUDA; each is built with nvcc, checked against t
 and timed by its harness (CUDA events, warm-up, median). PyTorch eager and torch.compile run the same
 computation, and a device-to-device copy gives the bandwidth ceiling. Writes a Markdown report.
 
+--scale adds the DRAM-scale scenarios of scenarios/scale (tens of MB each; PyTorch runs them through the CPU
+benchmark's hand-written versions, bench/cpu/scenario_fns.py, on the GPU). --jobs runs code generation and
+the nvcc builds in parallel; the timed runs are always one at a time.
+
 --dry-run does everything that needs no GPU (code generation, manifests, and the nvcc builds unless
 --no-compile) and writes the report with the measurements marked as not run; the tests use it."""
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -17,6 +22,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench", "cpu"))
 
 
 def run(cmd, cwd=None, timeout=900):
@@ -68,7 +74,16 @@ def time_torch(torch, fn, inputs, warmup, repeat):
     return times[len(times) // 2]
 
 
-def measure_torch(names, args, notes):
+def torch_scale_scenario(torch, model):
+    """A DRAM-scale scenario through the CPU benchmark's hand-written PyTorch version, on the GPU."""
+    import scenario_fns
+    spec = scenario_fns.describe(model)
+    fn = scenario_fns.torch_fn(spec, device="cuda")
+    inputs = [torch.randn(*spec.input_shapes[n], device="cuda", dtype=torch.float32) for n in spec.inputs]
+    return fn, inputs
+
+
+def measure_torch(names, models, args, notes):
     out = {}
     try:
         import torch
@@ -80,9 +95,14 @@ def measure_torch(names, args, notes):
         return out
     table = torch_scenarios(torch)
     for name in names:
-        if name not in table:
-            continue
-        fn, inputs = table[name]
+        if name in table:
+            fn, inputs = table[name]
+        else:
+            try:
+                fn, inputs = torch_scale_scenario(torch, models[name])
+            except Exception as e:  # noqa: BLE001 - scenario_fns.Unsupported or a bad model: no PyTorch column
+                notes.append("PyTorch: no version of %s (%s)" % (name, str(e)[:160]))
+                continue
         entry = {"eager_us": time_torch(torch, fn, inputs, args.warmup, args.repeat)}
         try:
             compiled = torch.compile(fn)
@@ -90,6 +110,7 @@ def measure_torch(names, args, notes):
         except Exception as e:  # noqa: BLE001 - torch.compile can fail per graph; report it
             notes.append("torch.compile failed on %s: %s" % (name, str(e).splitlines()[0][:200]))
         out[name] = entry
+        torch.cuda.empty_cache()
     notes.append("PyTorch %s, device %s" % (torch.__version__, torch.cuda.get_device_name(0)))
     return out
 
@@ -109,15 +130,30 @@ def copy_bandwidth(args, work, notes):
     return res
 
 
-def generate(args, work, notes):
+def scenario_models(args):
+    """{name: path} of the bundled scenarios, plus scenarios/scale with --scale, filtered by --only."""
+    models = {}
+    dirs = [os.path.join(ROOT, "scenarios")] + ([os.path.join(ROOT, "scenarios", "scale")] if args.scale else [])
+    for d in dirs:
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".onnx"):
+                models[f[:-5]] = os.path.join(d, f)
+    only = [n for n in args.only.split(",") if n]
+    return {k: v for k, v in models.items() if not only or k in only}
+
+
+def generate_one(args, work, name, model):
+    out = os.path.join(work, name)
+    code, text = run([args.gir, "codegen", model, "--target", args.target, "--planner", "all", "-o", out])
+    return name, out, code, text
+
+
+def generate(args, work, models, notes):
     """gir codegen for every scenario; returns {scenario: [case dicts]} and {scenario: reason}."""
     cases, missing = {}, {}
-    for f in sorted(os.listdir(os.path.join(ROOT, "scenarios"))):
-        if not f.endswith(".onnx"):
-            continue
-        name = f[:-5]
-        out = os.path.join(work, name)
-        code, text = run([args.gir, "codegen", os.path.join(ROOT, "scenarios", f), "--target", args.target, "--planner", "all", "-o", out])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        done = list(pool.map(lambda item: generate_one(args, work, *item), sorted(models.items())))
+    for name, out, code, text in done:
         if code != 0:
             missing[name] = text.strip().splitlines()[-1][:240] if text.strip() else "exit %d" % code
             continue
@@ -132,18 +168,24 @@ def generate(args, work, notes):
     return cases, missing
 
 
-def build_and_run(args, case):
+def build(args, case):
+    """nvcc through the case's build.sh; True when a binary is there to run."""
     if args.no_compile:
         case["status"] = "not built (--no-compile)"
-        return
+        return False
     env = dict(os.environ, NVCC=args.nvcc)
     p = subprocess.run(["sh", "build.sh"], cwd=case["path"], capture_output=True, text=True, env=env)
     if p.returncode != 0:
         case["status"] = "build failed: " + (p.stdout + p.stderr)[:300]
-        return
+        return False
     if args.dry_run:
         case["status"] = "built (dry run, not run)"
-        return
+        return False
+    return True
+
+
+def run_case(args, case):
+    """The harness: checks against the reference outputs, then times with CUDA events."""
     code, text = run([os.path.join(case["path"], case["name"]), os.path.join(case["path"], "data"),
                       "--warmup", str(args.warmup), "--repeat", str(args.repeat)])
     res = result_line(text, "GIR_RESULT")
@@ -234,17 +276,24 @@ def main():
     ap.add_argument("--repeat", type=int, default=200)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--scale", action="store_true", help="add the DRAM-scale scenarios of scenarios/scale")
+    ap.add_argument("--only", default="", help="comma-separated scenario names")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel codegen and nvcc builds")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     notes = []
-    cases, missing = generate(args, args.work, notes)
+    models = scenario_models(args)
+    cases, missing = generate(args, args.work, models, notes)
     if not cases:
         print("gpu_bench: no scenario produced a GPU plan", file=sys.stderr)
         return 1
-    for cs in cases.values():
-        for c in cs:
-            build_and_run(args, c)
-    torch_times = {} if args.dry_run else measure_torch(sorted(cases), args, notes)
+    every = [c for cs in cases.values() for c in cs]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        built = list(pool.map(lambda c: build(args, c), every))
+    for c, ok in zip(every, built):
+        if ok:
+            run_case(args, c)
+    torch_times = {} if args.dry_run else measure_torch(sorted(cases), models, args, notes)
     copy = copy_bandwidth(args, args.work, notes)
     report(args, cases, missing, torch_times, copy, notes)
     bad = [c["name"] for cs in cases.values() for c in cs if c.get("status", "").startswith(("MISMATCH", "build failed", "no result"))]

@@ -22,5 +22,7 @@ int64_t floorDiv(int64_t a, int64_t b);
 std::string elementwiseExpr(ElementwiseOp op, const std::string* a);
 std::string reduceCombineExpr(ReduceOp op, const std::string& acc, const std::string& x);
 std::string reduceIdentityLiteral(ReduceOp op);
+// The accumulator's C type: double for sums and products, float for max and min (exact in float).
+std::string reduceAccType(ReduceOp op);
 
 }  // namespace gir::gpu

@@ -418,8 +418,9 @@ class KernelWriter {
     LaneLoop loop{shift, M > 1 ? "m * " + str(K) : "", M == 1 || K % W_ == 0};
     if (!linear) loop = LaneLoop{shift, "", true};
     bool twoPhase = hazard(n);
-    if (twoPhase) os_ << "    float h[" << M << "];  // every row is reduced before any result is written\n";
-    os_ << unroll(M) << "    for (int m = 0; m < " << M << "; ++m) {\n      float acc = " << reduceIdentityLiteral(p.op) << ";\n";
+    const std::string acc = reduceAccType(p.op);
+    if (twoPhase) os_ << "    " << acc << " h[" << M << "];  // every row is reduced before any result is written\n";
+    os_ << unroll(M) << "    for (int m = 0; m < " << M << "; ++m) {\n      " << acc << " acc = " << reduceIdentityLiteral(p.op) << ";\n";
     os_ << unroll(T) << "      for (int t = 0; t < " << T << "; ++t) {\n";
     std::string a = read(inS, "e", loop, linear, guarded);
     if (uses(a, "e") || guarded)
@@ -428,11 +429,11 @@ class KernelWriter {
     if (uses(a, "e")) os_ << "        const int e = " << (linear ? (M > 1 ? "m * " + str(K) + " + k" : "k") : elem) << ";\n";
     std::string comb = reduceCombineExpr(p.op, "acc", "x");
     os_ << "        const float x = " << a << ";\n        " << (guarded ? "if (on) " : "") << "acc = " << comb << ";\n      }\n";
-    os_ << "      for (int o = " << W_ / 2 << "; o > 0; o >>= 1) { const float x = " << shflXor("acc", "o") << "; acc = " << comb << "; }\n";
+    os_ << "      for (int o = " << W_ / 2 << "; o > 0; o >>= 1) { const " << acc << " x = " << shflXor("acc", "o") << "; acc = " << comb << "; }\n";
     if (twoPhase) {
       os_ << "      h[m] = acc;\n    }\n";
       if (isMemory(out)) os_ << "    " << unitSync() << "\n";
-      os_ << unroll(M) << "    for (int m = 0; m < " << M << "; ++m) {\n      const float acc = h[m];\n";
+      os_ << unroll(M) << "    for (int m = 0; m < " << M << "; ++m) {\n      const " << acc << " acc = h[m];\n";
     }
     writeReduced(out, "m", "acc");
     os_ << "    }\n";
@@ -460,11 +461,12 @@ class KernelWriter {
     int64_t T = (M + shift + W_ - 1) / W_;
     bool guarded = shift != 0 || M % W_ != 0;
     bool twoPhase = hazard(n);
-    if (twoPhase) os_ << "    float h[" << T << "];  // every row is reduced before any result is written\n";
+    const std::string acc = reduceAccType(p.op);
+    if (twoPhase) os_ << "    " << acc << " h[" << T << "];  // every row is reduced before any result is written\n";
     os_ << unroll(T) << "    for (int t = 0; t < " << T << "; ++t) {\n";
     os_ << "      const int m = " << W_ << " * t + lane" << (shift ? " - " + str(shift) : "") << ";\n";
     if (guarded) os_ << "      const bool on = m >= 0 && m < " << M << ";\n";
-    os_ << "      float acc = " << reduceIdentityLiteral(p.op) << ";\n" << unroll(K) << "      for (int k = 0; k < " << K << "; ++k) {\n";
+    os_ << "      " << acc << " acc = " << reduceIdentityLiteral(p.op) << ";\n" << unroll(K) << "      for (int k = 0; k < " << K << "; ++k) {\n";
     os_ << "        const int e = " << elem << ";\n";
     os_ << "        const float x = " << read(inS, "e", LaneLoop{shift, "", true}, false, guarded) << ";\n";
     os_ << "        acc = " << reduceCombineExpr(p.op, "acc", "x") << ";\n      }\n";

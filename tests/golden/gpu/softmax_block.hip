@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
   {
 #pragma unroll
     for (int m = 0; m < 1; ++m) {
-      float acc = 0.0f;
+      double acc = 0.0;
 #pragma unroll
       for (int t = 0; t < 1; ++t) {
         const int k = 64 * t + lane;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
         const float x = r_e[t + 0];
         if (on) acc = acc + x;
       }
-      for (int o = 32; o > 0; o >>= 1) { const float x = __shfl_xor(acc, o); acc = acc + x; }
+      for (int o = 32; o > 0; o >>= 1) { const double x = __shfl_xor(acc, o); acc = acc + x; }
       if (lane == m % 64) r_psum[m / 64] = acc;
     }
   }
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
   {
 #pragma unroll
     for (int m = 0; m < 1; ++m) {
-      float acc = 0.0f;
+      double acc = 0.0;
 #pragma unroll
       for (int t = 0; t < 1; ++t) {
         const int k = 64 * t + lane;
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
         const float x = r_sumparts[t + 0];
         if (on) acc = acc + x;
       }
-      for (int o = 32; o > 0; o >>= 1) { const float x = __shfl_xor(acc, o); acc = acc + x; }
+      for (int o = 32; o > 0; o >>= 1) { const double x = __shfl_xor(acc, o); acc = acc + x; }
       if (lane == m % 64) r_rowsum[m / 64] = acc;
     }
   }

@@ -47,7 +47,7 @@ inline int current = 0;
 inline GirEmuDim3 threadIdxVar, blockIdxVar;
 inline std::vector<long> warpGen, warpArrived;
 inline long blockGen = 0, blockArrived = 0;
-inline std::vector<float> shuffleSlots;
+inline std::vector<double> shuffleSlots;  // double: sum and product accumulators are double
 inline std::function<void()> body;
 
 inline void yield() { swapcontext(&fibers[current].ctx, &scheduler); }
@@ -67,11 +67,12 @@ inline void warpBarrier() {
   barrier(warpGen[w], warpArrived[w], kLanes);
 }
 
-inline float shuffle(float v, int srcLane) {
+template <class T>
+inline T shuffle(T v, int srcLane) {
   int w = current / kLanes;
   shuffleSlots[current] = v;
   warpBarrier();
-  float r = shuffleSlots[w * kLanes + (srcLane & (kLanes - 1))];
+  T r = static_cast<T>(shuffleSlots[w * kLanes + (srcLane & (kLanes - 1))]);
   warpBarrier();
   return r;
 }
@@ -87,7 +88,7 @@ void launch(Kernel kernel, int grid, int block, Args... args) {
   if (block % kLanes != 0) std::abort();
   fibers.resize(block);
   for (auto& f : fibers) f.stack.resize(kStackBytes);
-  shuffleSlots.assign(block, 0.0f);
+  shuffleSlots.assign(block, 0.0);
   body = [&] { kernel(args...); };
   for (int b = 0; b < grid; ++b) {
     blockIdxVar.x = b;
@@ -125,6 +126,7 @@ inline void __syncthreads() { ::gir_emu::barrier(::gir_emu::blockGen, ::gir_emu:
 inline void __syncwarp() { ::gir_emu::warpBarrier(); }
 inline float __shfl_sync(unsigned, float v, int src) { return ::gir_emu::shuffle(v, src); }
 inline float __shfl_xor_sync(unsigned, float v, int mask) { return ::gir_emu::shuffle(v, (::gir_emu::current % ::gir_emu::kLanes) ^ mask); }
+inline double __shfl_xor_sync(unsigned, double v, int mask) { return ::gir_emu::shuffle(v, (::gir_emu::current % ::gir_emu::kLanes) ^ mask); }
 
 // The host runtime: device memory is host memory, every call succeeds, events read a steady clock.
 typedef int cudaError_t;
