@@ -257,7 +257,7 @@ class TemplateSearch {
       if (t.kind == OpTemplate::Kind::Tiled) return {4, 0};  // the staged transpose last: it needs a block sync
       int64_t n = 1;
       for (int d : t.outer) n *= dims[d];
-      n /= t.tile;
+      n /= t.tile * t.tileBefore;
       return {n == previous ? 2 : 3, n};
     };
     std::stable_sort(out.begin(), out.end(), [&](const OpTemplate& a, const OpTemplate& b) { return key(a) < key(b); });

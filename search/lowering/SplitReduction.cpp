@@ -1,6 +1,7 @@
 // Groups of units that share output elements of a reduction, and the splits that make them.
 #include "search/lowering/SplitReduction.h"
 
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -55,14 +56,42 @@ std::vector<ReductionGroup> combinedByIndex(const std::vector<std::optional<Redu
   return out;
 }
 
-std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const IterationSpace& s, int64_t budget) {
+namespace {
+
+// Column strips (splitReductionShapes): the kept dims before the innermost one a unit at a time,
+// then the first reduced dim in the largest tile under the budget that still cuts it (an uncut one
+// is a plain natural split), then the innermost dim in strips. The combiner of a strip holds all
+// its partials (SplitReduction.h), so they must fit the budget too. Only the widest strip that
+// fits is offered: on cpu-host a column sum over 4096x4096 took 12.1 ms in strips of 16 columns and
+// 7.7 ms in strips of 32 (the CPU's prefetchers follow longer runs), which the traffic model does
+// not tell apart.
+void addColumnStrips(const IterationSpace& s, const std::vector<int>& kept, int first, int64_t rest, int64_t budget, std::vector<SplitShape>& out) {
+  int inner = static_cast<int>(s.dims.size()) - 1;
+  if (kept.empty() || kept.back() != inner || first > inner) return;
+  for (auto it = std::rbegin(kStripWidths); it != std::rend(kStripWidths); ++it) {
+    int64_t strip = *it;
+    if (strip >= s.dims[inner] || s.dims[inner] % strip != 0) continue;
+    int64_t rows = s.dims[first] / 2;
+    while (rows >= 1 && (s.dims[first] % rows != 0 || rest * rows * strip > budget || s.dims[first] / rows * strip > budget)) --rows;
+    if (rows < 1) continue;
+    std::vector<int> outer(kept.begin(), kept.end() - 1);
+    outer.push_back(first);
+    outer.push_back(inner);
+    out.push_back(SplitShape{outer, strip, rows});
+    return;
+  }
+}
+
+}  // namespace
+
+std::vector<SplitShape> splitReductionShapes(const IterationSpace& s, int64_t budget) {
   std::vector<int> kept;
   int first = -1;
   for (size_t d = 0; d < s.dims.size(); ++d) {
     if (!s.reduced[d]) kept.push_back(static_cast<int>(d));
     else if (first < 0) first = static_cast<int>(d);
   }
-  std::vector<std::pair<std::vector<int>, int64_t>> out;
+  std::vector<SplitShape> out;
   if (s.compute != ComputeKind::Reduce || first < 0) return out;
   int64_t rest = 1;  // box elements besides the split dim, with every kept dim of the prefix cut to 1
   for (size_t d = 0; d < s.dims.size(); ++d)
@@ -80,7 +109,7 @@ std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const Ite
       if (keptUnits * parts <= unitLimit) {
         std::vector<int> outer(kept.begin(), kept.begin() + static_cast<long>(k));
         outer.push_back(first);
-        out.emplace_back(outer, tile);
+        out.push_back(SplitShape{outer, tile, 1});
       }
       break;
     }
@@ -88,6 +117,7 @@ std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const Ite
   }
   if (!out.empty()) break;
   }
+  addColumnStrips(s, kept, first, rest, budget, out);
   return out;
 }
 

@@ -43,9 +43,20 @@ constexpr size_t kLeaderGroups = 64;
 // leaders combine.
 std::vector<ReductionGroup> combinedByIndex(const std::vector<std::optional<ReductionGroup>>& groups);
 
+// A natural split (naturalBoxes's parameters).
+struct SplitShape {
+  std::vector<int> outer;
+  int64_t tile = 1, tileBefore = 1;
+};
+
 // Natural splits that cut the reduction (for rows too long for one unit's registers): the kept
 // dims split as a natural template would, and the first reduced dim in the fewest equal parts
-// whose box fits `budget`.
-std::vector<std::pair<std::vector<int>, int64_t>> splitReductionShapes(const IterationSpace& s, int64_t budget);
+// whose box fits `budget`. Where the innermost dim is kept and the reduction lies outside it (a
+// column sum), also column strips: units take tiles of rows (the first reduced dim) and, inside
+// them, strips of kStripWidths columns (the innermost dim), so a unit reads whole DRAM lines, one
+// partial per column, and neighbouring units read neighbouring lines (docs/scale.md, "Column
+// strips").
+std::vector<SplitShape> splitReductionShapes(const IterationSpace& s, int64_t budget);
+constexpr int64_t kStripWidths[] = {16, 32, 64};
 
 }  // namespace gir::search

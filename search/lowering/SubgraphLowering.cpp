@@ -300,7 +300,8 @@ void addLeadOptions(const compute::Graph& g, const compute::Subgraph& sub, size_
 void addLayoutAndCutOptions(const IterationSpace& s, int64_t maxBoxElements, bool unitLocal, std::vector<OpTemplate>& out) {
   int64_t budget = boxBudgetFor(s, maxBoxElements);
   if (!unitLocal)
-    for (auto& [outer, tile] : splitReductionShapes(s, budget)) out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile});
+    for (auto& shape : splitReductionShapes(s, budget))
+      out.push_back(OpTemplate{OpTemplate::Kind::Natural, shape.outer, shape.tile, -1, -1, 0, shape.tileBefore});
   for (auto& t : sourceOrderSplits(s, maxBoxElements))
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   if (auto side = tileSide(s)) {

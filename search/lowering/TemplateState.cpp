@@ -20,7 +20,7 @@ Diagnostic opError(const compute::Op& op, const std::string& why) {
 
 }  // namespace
 
-OpTemplate OpTemplate::consumerSplit() const { return OpTemplate{Kind::Natural, outer, tile, -1, -1}; }
+OpTemplate OpTemplate::consumerSplit() const { return OpTemplate{Kind::Natural, outer, tile, -1, -1, 0, tileBefore}; }
 
 std::string OpTemplate::str() const {
   if (kind == Kind::Follow) return "follow#" + std::to_string(read);
@@ -28,7 +28,7 @@ std::string OpTemplate::str() const {
   if (kind == Kind::Lead) return "lead@" + std::to_string(consumer) + ":" + consumerSplit().str();
   std::string s = "natural[";
   for (size_t i = 0; i < outer.size(); ++i) s += (i ? "," : "") + std::to_string(outer[i]);
-  return s + "]x" + std::to_string(tile);
+  return s + "]x" + (tileBefore > 1 ? std::to_string(tileBefore) + "," : "") + std::to_string(tile);
 }
 
 int64_t boxElementBudget(const HardwareDesc& hw) {
@@ -84,7 +84,7 @@ Expected<TemplateState> TemplateState::make(const compute::Graph& g, const compu
 
 Expected<UnitBoxes> TemplateState::boxesFor(size_t i, const OpTemplate& t) const {
   const IterationSpace& s = spaces_[i];
-  auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile)
+  auto b = t.kind == OpTemplate::Kind::Natural ? naturalBoxes(s, t.outer, t.tile, t.tileBefore)
            : t.kind == OpTemplate::Kind::Follow ? follow(i, t)
            : t.kind == OpTemplate::Kind::Tiled  ? tiledBoxes(s, t.tile, t.parts)
                                                 : lead(i, t);

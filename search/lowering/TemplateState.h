@@ -27,7 +27,8 @@ struct OpTemplate {
   int read = -1;           // follow: which input
   int consumer = -1;       // lead: the consumer's index in the subgraph
   int64_t parts = 0;       // tiled: units per square (strips)
-  std::string str() const;  // "natural[0,1]x1", "follow#0", "lead@5:natural[1]x1", "tiled32/4"
+  int64_t tileBefore = 1;  // natural: elements per unit of the outer dim before the last (a column strip's rows)
+  std::string str() const;  // "natural[0,1]x1", "natural[0,1]x128,16", "follow#0", "lead@5:natural[1]x1", "tiled32/4"
   OpTemplate consumerSplit() const;  // lead: the consumer's natural template
   bool operator==(const OpTemplate&) const = default;
 };

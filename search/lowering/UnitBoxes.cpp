@@ -45,7 +45,7 @@ int64_t UnitBoxes::boxNumel() const {
   return n;
 }
 
-Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>& outer, int64_t tile) {
+Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>& outer, int64_t tile, int64_t tileBefore) {
   if (outer.empty()) return makeError("a natural template needs at least one unit dimension");
   UnitBoxes b;
   b.ext = s.dims;
@@ -60,6 +60,13 @@ Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>
   if (tile < 1 || radix.back() % tile != 0) return makeError("tile " + std::to_string(tile) + " does not divide dimension " + std::to_string(outer.back()));
   b.ext[outer.back()] = tile;
   radix.back() /= tile;
+  const size_t before = outer.size() >= 2 ? outer.size() - 2 : outer.size();
+  if (tileBefore != 1) {
+    if (before == outer.size() || tileBefore < 1 || radix[before] % tileBefore != 0)
+      return makeError("a tile of " + std::to_string(tileBefore) + " before the last unit dimension needs two unit dimensions, the first a multiple of it");
+    b.ext[outer[before]] = tileBefore;
+    radix[before] /= tileBefore;
+  }
   int64_t units = 1;
   for (auto r : radix) {
     units *= r;
@@ -74,11 +81,12 @@ Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>
       rest /= radix[i];
     }
     lo[outer.back()] *= tile;
+    if (before < outer.size()) lo[outer[before]] *= tileBefore;
     b.lo[u] = std::move(lo);
   }
   b.description = "natural outer=[";
   for (size_t i = 0; i < outer.size(); ++i) b.description += (i ? "," : "") + std::to_string(outer[i]);
-  b.description += "] tile=" + std::to_string(tile);
+  b.description += "] tile=" + std::to_string(tile) + (tileBefore > 1 ? " tile before=" + std::to_string(tileBefore) : "");
   return b;
 }
 

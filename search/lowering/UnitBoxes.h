@@ -50,8 +50,9 @@ struct UnitBoxes {
 // What each unit holds of one tensor after an op wrote it (none where the unit wrote nothing).
 using TensorPlacement = std::vector<std::optional<LinearSlice>>;
 
-// Units take the dims `outer` in row-major order; the last of them in tiles of `tile` elements.
-Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>& outer, int64_t tile);
+// Units take the dims `outer` in row-major order; the last of them in tiles of `tile` elements, the
+// one before it (when there are two or more) in tiles of `tileBefore`, the others one at a time.
+Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>& outer, int64_t tile, int64_t tileBefore = 1);
 // The boxes under which access `a` of this op reads, unit by unit, what `placement` holds.
 Expected<UnitBoxes> followBoxes(const IterationSpace& s, const TensorAccess& a, const TensorPlacement& placement);
 // The part of the box of unit u that lies in the access's region (none when empty).

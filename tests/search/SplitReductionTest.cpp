@@ -5,6 +5,7 @@
 // after the greedy optimizer.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "core/compute/GraphBuilder.h"
@@ -79,6 +80,41 @@ TEST_CASE("a reduction cut over more units than a block takes a second kernel th
   auto found = valueOrFail(search::searchTemplates(g, sub, hw));
   CHECK(found.choice.front().outer.back() == 1);
   CHECK(found.cost.kernels == 2);
+}
+
+TEST_CASE("a column sum too long for one unit is cut in column strips: whole lines per row, one partial per column", "[search][split-reduction]") {
+  auto hw = valueOrFail(loadHardwareByName("cpu-host"));  // a reduction box holds at most 4,095 elements
+  Graph g;
+  g.name = "long_columns";
+  GraphBuilder b(g);
+  TensorId x = addInput(g, "x", {6144, 64});
+  g.outputs = {valueOrFail(b.reduce(ReduceOp::Sum, x, {0}, true))};
+  Subgraph sub = wholeGraph(g);
+  auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
+  // Strips of 32 columns (64 would not be narrower than the row), 96 rows each: 96 x 32 fits the
+  // budget, and so do the 64 partials x 32 columns that a strip's combiner holds.
+  auto strip = std::find_if(options.begin(), options.end(), [](const search::OpTemplate& t) { return t.tileBefore > 1; });
+  REQUIRE(strip != options.end());
+  CHECK(strip->str() == "natural[0,1]x96,32");
+  auto state = valueOrFail(search::TemplateState::make(g, sub, search::boxElementBudget(hw)));
+  REQUIRE(state.push(*strip));
+  const auto& boxes = state.boxes(0);
+  CHECK(boxes.units() == 128);
+  CHECK(boxes.ext == std::vector<int64_t>{96, 32});
+  CHECK(*boxes.lo[1] == std::vector<int64_t>{0, 32});  // neighbouring units: neighbouring strips of the same rows
+  CHECK(*boxes.lo[2] == std::vector<int64_t>{96, 0});
+  auto groups = valueOrFail(search::reductionGroups(state.space(0), boxes));
+  REQUIRE(groups[1]);
+  CHECK(groups[1]->first == 1);
+  CHECK(groups[1]->stride == 2);
+  CHECK(groups[1]->count == 64);
+  gir::Graph opt = checkChoice(g, sub, hw, {*strip});
+  // The unit's read of x: 96 rows of 32 contiguous floats.
+  bool stripRead = false;
+  for (const auto& n : opt.nodes())
+    for (auto in : n.inputs)
+      if (!n.erased && opt.buffer(opt.slice(in).buffer).name == "x") stripRead = stripRead || opt.slice(in).contiguousWidth() == 32;
+  CHECK(stripRead);
 }
 
 TEST_CASE("a plane mean follows a convolution computed in bands: the bands' partials are combined", "[search][split-reduction]") {
