@@ -3,6 +3,7 @@
 // so a unit reads its contiguous slice coalesced, "each lane reads n elements with stride W".
 // Register arrays follow the same layout (unit-relative element q in lane q % W, slot q / W), so an
 // aligned access is a plain register read; anything else is pulled from its owner lane by shuffles.
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -401,8 +402,44 @@ class KernelWriter {
     int64_t K = 1;
     for (int ax : p.axes) K *= in.shape[ax];
     int64_t M = in.numel() / std::max<int64_t>(K, 1);
+    if (columnsByLane(n, M)) return reduceColumnsByLane(n, M, K);
     if (K < W_ && M >= W_) return reduceAcrossOutputs(n, M, K);
     reduceWithinUnit(n, M, K);
+  }
+
+  // Whether a reduce can take the column path: its kept dims innermost (every reduced dim of the
+  // input outside every kept one), the input a dense register slice starting at a lane-0 slot, M a
+  // multiple of W, and the output neither overlapping the input nor shifted. Then element k*M + m
+  // lives in lane m % W, and each lane reduces its own columns.
+  bool columnsByLane(const Node& n, int64_t M) const {
+    SliceId inS = n.inputs[0], out = n.outputs[0];
+    const MemorySlice& in = g_.slice(inS);
+    if (M % W_ != 0 || bufOf(inS).placement != Placement::Registers || !isDenseSlice(in) || p_.sliceRel[inS.value] % W_ != 0) return false;
+    if (hazard(n) || outputShift(out) != 0) return false;
+    const auto& axes = std::get<ReducePayload>(n.payload).axes;
+    bool keptSeen = false;
+    for (size_t d = 0; d < in.shape.size(); ++d) {
+      if (in.shape[d] == 1) continue;
+      bool reduced = std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end();
+      if (reduced && keptSeen) return false;
+      keptSeen = keptSeen || !reduced;
+    }
+    return true;
+  }
+
+  // A column strip in registers (columnsByLane): lane l sums columns l, l + W, ... down the rows
+  // from its own slots, with no shuffle; the strip template (docs/scale.md) makes such boxes.
+  void reduceColumnsByLane(const Node& n, int64_t M, int64_t K) {
+    const auto& p = std::get<ReducePayload>(n.payload);
+    SliceId inS = n.inputs[0], out = n.outputs[0];
+    const int64_t T = M / W_, base = p_.sliceRel[inS.value] / W_;
+    os_ << unroll(T) << "    for (int t = 0; t < " << T << "; ++t) {\n      const int m = " << W_ << " * t + lane;\n";
+    os_ << "      " << reduceAccType(p.op) << " acc = " << reduceIdentityLiteral(p.op) << ";\n";
+    os_ << unroll(K) << "      for (int k = 0; k < " << K << "; ++k) {\n";
+    os_ << "        const float x = " << bufOf(inS).ident << "[" << base << " + k * " << T << " + t];\n";
+    os_ << "        acc = " << reduceCombineExpr(p.op, "acc", "x") << ";\n      }\n";
+    write(out, "m", "acc", false, "      ");
+    os_ << "    }\n";
   }
 
   // Lanes split each row of K elements; a butterfly of shuffles combines the lanes (no barrier).

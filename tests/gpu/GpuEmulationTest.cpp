@@ -12,7 +12,7 @@ TEST_CASE("emitted CUDA kernels compute the reference outputs (CPU emulation)", 
   std::vector<gpu::GpuCase> cases;
   for (const char* f : {"tests/golden/gir/relu.gir", "tests/golden/gir/softmax_block.gir", "tests/golden/gir/softmax_device.gir",
                         "tests/golden/gir/two_kernels.gir", "tests/golden/gir/figure6.gir", "tests/golden/gir/shufflenet_source.gir",
-                        "tests/gpu/data/mapping.gir", "tests/gpu/data/reg_across.gir"})
+                        "tests/gpu/data/mapping.gir", "tests/gpu/data/reg_across.gir", "tests/gpu/data/column_strip.gir"})
     cases.push_back(test::caseFromFile(f));
   gpu::GpuCase partial = test::caseFromFile("tests/golden/gir/relu.gir");  // 1024 units in blocks of 3: the last block is partial
   partial.gir.unitsPerBlock = 3;
@@ -36,7 +36,8 @@ TEST_CASE("emitted CUDA kernels compute the reference outputs (CPU emulation)", 
 
 TEST_CASE("emitted HIP kernels compute the reference outputs with 64-lane wavefronts (CPU emulation)", "[gpu][emulation]") {
   std::vector<gpu::GpuCase> cases;
-  for (const char* f : {"tests/golden/gir/softmax_block.gir", "tests/golden/gir/shufflenet_dest.gir", "tests/gpu/data/mapping.gir"})
+  for (const char* f : {"tests/golden/gir/softmax_block.gir", "tests/golden/gir/shufflenet_dest.gir", "tests/gpu/data/mapping.gir",
+                        "tests/gpu/data/column_strip.gir"})
     cases.push_back(test::caseFromFile(f));
   auto hw = loadHardwareByName("amd-mi100");
   REQUIRE(hw);

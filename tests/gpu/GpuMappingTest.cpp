@@ -68,6 +68,20 @@ TEST_CASE("a unit-scope exchange uses warp shuffles and no barrier", "[gpu][mapp
   CHECK(countOf(src, "__syncwarp") == 0);
 }
 
+TEST_CASE("a column strip in registers is reduced lane by column, with no shuffle", "[gpu][mapping]") {
+  // Both reductions (the strip's rows, the combiner's partials) keep the columns innermost: lane l
+  // sums column l from its own slots. HIP's 64-lane wavefront does not divide the 32 columns, so it
+  // keeps the general path (pulls and a butterfly), which the emulation test also runs.
+  auto c = test::caseFromFile("tests/gpu/data/column_strip.gir");
+  std::string cuda = test::programFor(c.gir, "nvidia-h100").kernelSource;
+  CHECK(countOf(cuda, "__shfl_xor") == 0);  // no butterfly
+  CHECK(countOf(cuda, "gir_pull(r_") == 0);  // no pull from another lane
+  CHECK(countOf(cuda, "const float x = r_in0[0 + k * 1 + t];") == 1);
+  CHECK(countOf(cuda, "const float x = r_parts[0 + k * 1 + t];") == 1);
+  std::string hip = test::programFor(c.gir, "amd-mi100").kernelSource;
+  CHECK(countOf(hip, "__shfl_xor(acc, o)") == 2);
+}
+
 TEST_CASE("a device sync splits the kernel: one __global__ function and one launch per kernel", "[gpu][mapping]") {
   for (const char* file : {"two_kernels", "figure6", "softmax_device", "shufflenet_dest"}) {
     INFO(file);
