@@ -145,8 +145,54 @@ class KernelWriter {
     }
     readSince_.clear();
     writtenSince_.clear();
-    for (NodeId id : p_.kernels[k]) node(id);
+    const auto& ids = p_.kernels[k];
+    for (size_t i = 0; i < ids.size();) {
+      size_t run = disjointRun(ids, i);
+      if (run >= kDispatchRun) {
+        dispatchRun(std::vector<NodeId>(ids.begin() + static_cast<long>(i), ids.begin() + static_cast<long>(i + run)));
+        i += run;
+      } else {
+        node(ids[i++]);
+      }
+    }
     os_ << "}\n";
+  }
+
+  // Consecutive guarded nodes on disjoint, ascending unit domains (ShuffleNet's channel shuffle at
+  // batch 32: hundreds of moves, one per piece) run one per unit at most. A chain of guards costs
+  // every warp all of the comparisons (the H100 ran that kernel at 6 % of copy bandwidth), so from
+  // kDispatchRun nodes on the emitter dispatches by binary search on u instead, as the CPU emitter
+  // does (docs/gpu.md, "Guard dispatch").
+  static constexpr size_t kDispatchRun = 4;
+
+  size_t disjointRun(const std::vector<NodeId>& ids, size_t first) const {
+    size_t n = 0;
+    int64_t end = 0;
+    for (size_t i = first; i < ids.size(); ++i, ++n) {
+      const Node& node = g_.node(ids[i]);
+      if (node.isSync() || !node.domain || node.domain->begin < end) break;
+      end = node.domain->end;
+    }
+    return n;
+  }
+
+  // The memory ordering of every node is decided first and emitted before the tree, where every lane
+  // of every unit passes it: two nodes of the run never run in the same unit, so only the order
+  // against what came before the run matters.
+  void dispatchRun(const std::vector<NodeId>& run) {
+    os_ << "  // " << run.size() << " nodes on disjoint unit domains: dispatched by binary search on u\n";
+    for (NodeId id : run) orderMemory(g_.node(id));
+    dispatchRange(run, 0, run.size());
+  }
+
+  void dispatchRange(const std::vector<NodeId>& run, size_t lo, size_t hi) {
+    if (hi - lo == 1) return guardedBody(run[lo]);
+    size_t mid = (lo + hi) / 2;
+    os_ << "  if (u < " << g_.node(run[mid]).domain->begin << ") {\n";
+    dispatchRange(run, lo, mid);
+    os_ << "  } else {\n";
+    dispatchRange(run, mid, hi);
+    os_ << "  }\n";
   }
 
   // Lanes of a unit see each other's memory writes only after a unit sync (__syncwarp on CUDA).
@@ -170,9 +216,23 @@ class KernelWriter {
 
   void node(NodeId id) {
     const Node& n = g_.node(id);
-    os_ << "  // " << describeNode(g_, id) << (n.domain ? "  domain[" + str(n.domain->begin) + "," + str(n.domain->end) + ")" : "") << "\n";
-    if (n.isSync()) return sync(n);
+    if (n.isSync()) {
+      comment(id);
+      return sync(n);
+    }
     orderMemory(n);
+    guardedBody(id);
+  }
+
+  void comment(NodeId id) {
+    const Node& n = g_.node(id);
+    os_ << "  // " << describeNode(g_, id) << (n.domain ? "  domain[" + str(n.domain->begin) + "," + str(n.domain->end) + ")" : "") << "\n";
+  }
+
+  // The node's comment, its domain guard and its code.
+  void guardedBody(NodeId id) {
+    const Node& n = g_.node(id);
+    comment(id);
     UnitDomain d = g_.domainOf(n);
     bool guard = d.begin > 0 || d.end < blocks() * g_.unitsPerBlock;
     std::string cond = d.begin > 0 ? "u >= " + str(d.begin) + " && u < " + str(d.end) : "u < " + str(d.end);

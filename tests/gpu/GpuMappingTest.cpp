@@ -125,6 +125,19 @@ TEST_CASE("unit domains become guards and a block is units per block x lanes thr
   CHECK(countOf(cuda, "g_c[(784 * (u / 2) + 90944 * (u % 2)) + e]") == 1);
 }
 
+TEST_CASE("four or more guarded nodes on disjoint domains are dispatched by binary search on u", "[gpu][mapping]") {
+  // shufflenet_source's split: four moves on [0,58), [58,116), [116,174), [174,232). Two comparisons
+  // pick a unit's move instead of four guards each; the leaves keep their own guard. The emulation
+  // test runs this graph.
+  auto c = test::caseFromFile("tests/golden/gir/shufflenet_source.gir");
+  std::string cuda = test::programFor(c.gir, "nvidia-h100").kernelSource;
+  CHECK(countOf(cuda, "// 4 nodes on disjoint unit domains: dispatched by binary search on u") == 1);
+  CHECK(countOf(cuda, "  if (u < 116) {\n  if (u < 58) {\n") == 1);
+  CHECK(countOf(cuda, "if (u >= 174 && u < 232) {") == 1);
+  // The concat's two moves are a run of two: plain guards.
+  CHECK(countOf(cuda, "if (u >= 116 && u < 232) {") == 1);
+}
+
 TEST_CASE("the plan sinks loads into their consumer's kernel and moves what registers cannot hold to global memory", "[gpu][plan]") {
   auto hw = loadHardwareByName("nvidia-h100");
   REQUIRE(hw);
