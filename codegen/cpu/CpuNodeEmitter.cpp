@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "codegen/schedule/SumPrecision.h"
 #include "core/gir/Printer.h"
 
 namespace gir::codegen::cpu {
@@ -198,8 +199,8 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
 
 // Max and min are exact in float. Sums and products accumulate in double lanes, as the interpreter
 // does: float lanes lose about eps * sqrt(n) * |x| (a 4096-long column sum missed the check's
-// tolerance by 100x near zero), and at DRAM scale the double adds cost no time (docs/cpu.md,
-// "Reductions").
+// tolerance by 100x near zero). A sum of nonnegative terms cannot cancel and stays in float lanes
+// (SumPrecision.h): softmax's sum of exponentials, a mean of squares (docs/cpu.md, "Reductions").
 struct ReduceSpelling {
   std::string type, identity, clause, combine;  // combine: with "A" and "V" substituted by the caller
 };
@@ -214,7 +215,10 @@ ReduceSpelling reduceSpelling(ReduceOp op) {
   GIR_UNREACHABLE("unknown reduce op");
 }
 
-ReduceSpelling reduceSpelling(const Graph& g, NodeId id) { return reduceSpelling(std::get<ReducePayload>(g.node(id).payload).op); }
+ReduceSpelling reduceSpelling(const Graph& g, NodeId id) {
+  if (sumOfNonNegatives(g, id)) return {"float", "0.0f", "+", "A + V"};
+  return reduceSpelling(std::get<ReducePayload>(g.node(id).payload).op);
+}
 
 std::string combine(const ReduceSpelling& r, const std::string& acc, const std::string& v) {
   std::string s = r.combine;
@@ -223,8 +227,9 @@ std::string combine(const ReduceSpelling& r, const std::string& acc, const std::
   return s;
 }
 
-void emitReduce(CodeWriter& w, const EmitContext& c, const Node& n, const LoopNest& nest, const Operands& ops) {
-  ReduceSpelling r = reduceSpelling(std::get<ReducePayload>(n.payload).op);
+void emitReduce(CodeWriter& w, const EmitContext& c, NodeId id, const LoopNest& nest, const Operands& ops) {
+  const Node& n = c.g.node(id);
+  ReduceSpelling r = reduceSpelling(c.g, id);
   int inDev = !nest.inputs[0].staged && isDevice(c, nest.inputs[0].slice) ? 1 : 0;
   int outDev = !nest.output.staged && isDevice(c, nest.output.slice) ? 1 : 0;
   std::string load = ops.in[0] + "[" + indexExpr(nest.inputs[0].strides) + "]";
@@ -384,7 +389,7 @@ Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id) {
     case NodeKind::Move:
     case NodeKind::Elementwise:
     case NodeKind::Broadcast: emitElementwise(w, c, n, *nest, ops); break;
-    case NodeKind::Reduce: emitReduce(w, c, n, *nest, ops); break;
+    case NodeKind::Reduce: emitReduce(w, c, id, *nest, ops); break;
     case NodeKind::Sync: GIR_UNREACHABLE("syncs are scheduled, not emitted");
   }
   if (nest->output.staged) emitPack(w, c, nest->output.slice, "out", "tout", false);

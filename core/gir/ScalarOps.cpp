@@ -69,6 +69,16 @@ double evalElementwise(ElementwiseOp op, const double* a) {
   GIR_UNREACHABLE("unknown elementwise op");
 }
 
+bool isNonNegative(ElementwiseOp op) {
+  switch (op) {
+    case ElementwiseOp::Abs: case ElementwiseOp::Exp: case ElementwiseOp::Sqrt: case ElementwiseOp::Rsqrt:
+    case ElementwiseOp::Relu: case ElementwiseOp::Sigmoid:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool isMonotoneNonDecreasing(ElementwiseOp op) {
   switch (op) {
     case ElementwiseOp::Exp: case ElementwiseOp::Log: case ElementwiseOp::Sqrt: case ElementwiseOp::Relu:

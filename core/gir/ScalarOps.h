@@ -22,6 +22,9 @@ int elementwiseArity(ElementwiseOp op);
 double evalElementwise(ElementwiseOp op, const double* args);
 // Monotone non-decreasing unary ops commute with max and min (used by swap).
 bool isMonotoneNonDecreasing(ElementwiseOp op);
+// Ops whose every result is >= 0 (or NaN): abs, exp, sqrt, rsqrt, relu, sigmoid. A sum of such terms
+// cannot cancel, which lets a backend accumulate it in float (codegen/schedule/SumPrecision.h).
+bool isNonNegative(ElementwiseOp op);
 
 std::string_view reduceName(ReduceOp op);
 std::optional<ReduceOp> parseReduce(std::string_view name);

@@ -122,7 +122,7 @@ void kernel0(float* const* g) {
         const float* const in4_0 = ln_in0;  // %ln_in0[768*u +: 1,768]
         float* const out5 = ln_4_in0;  // %ln_4_in0[768*u +: 1,768]
         float* const out8 = ln_6_out;  // %ln_6_out[u +: 1,1]
-        double acc8 = 0.0;
+        float acc8 = 0.0f;
         #pragma omp simd reduction(+:acc8)
         for (int64_t i0 = 0; i0 < 768; ++i0) {
           // node 3: broadcast axes[1] %s3 -> %s4
@@ -139,7 +139,7 @@ void kernel0(float* const* g) {
           // node 8: reduce.sum axes[1] %s9 -> %s10
           acc8 = acc8 + v7;
         }
-        out8[0] = static_cast<float>(acc8);
+        out8[0] = acc8;
       }
       // one loop nest over [] for nodes 9, 10
       {

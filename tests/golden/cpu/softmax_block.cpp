@@ -146,7 +146,7 @@ void kernel0(float* const* g) {
         const float* const in7_0 = xr + (u - u0)*16;  // %xr[16*u +: 16]
         float* const out8 = e + (u - u0)*16;  // %e[16*u +: 16]
         float* const out9 = psum;  // %psum[u +: 1]
-        double acc9 = 0.0;
+        float acc9 = 0.0f;
         #pragma omp simd reduction(+:acc9)
         for (int64_t i0 = 0; i0 < 16; ++i0) {
           // node 6: broadcast axes[0] %s6 -> %s7
@@ -159,7 +159,7 @@ void kernel0(float* const* g) {
           // node 9: reduce.sum axes[0] %s9 -> %s10
           acc9 = acc9 + v8;
         }
-        out9[0] = static_cast<float>(acc9);
+        out9[0] = acc9;
       }
       // one loop nest over []
       {
@@ -177,7 +177,7 @@ void kernel0(float* const* g) {
       {
         const float* const in12_0 = psum_s;  // %psum_s[4*(u/4) +: 4]
         float* const out13 = rowsum;  // %rowsum[u +: 1]
-        double acc13 = 0.0;
+        float acc13 = 0.0f;
         #pragma omp simd reduction(+:acc13)
         for (int64_t i0 = 0; i0 < 4; ++i0) {
           // node 12: move %s12 -> %s13
@@ -185,7 +185,7 @@ void kernel0(float* const* g) {
           // node 13: reduce.sum axes[0] %s13 -> %s14
           acc13 = acc13 + v12;
         }
-        out13[0] = static_cast<float>(acc13);
+        out13[0] = acc13;
       }
       // one loop nest over [16] for nodes 14, 15, 16
       {
