@@ -493,7 +493,8 @@ class KernelWriter {
     const auto& p = std::get<ReducePayload>(n.payload);
     SliceId inS = n.inputs[0], out = n.outputs[0];
     const int64_t T = M / W_, base = p_.sliceRel[inS.value] / W_;
-    os_ << unroll(T) << "    for (int t = 0; t < " << T << "; ++t) {\n      const int m = " << W_ << " * t + lane;\n";
+    os_ << unroll(T) << "    for (int t = 0; t < " << T << "; ++t) {\n";
+    if (bufOf(out).placement != Placement::Registers) os_ << "      const int m = " << W_ << " * t + lane;\n";  // the store's index
     os_ << "      " << reduceAccType(p.op) << " acc = " << reduceIdentityLiteral(p.op) << ";\n";
     os_ << unroll(K) << "      for (int k = 0; k < " << K << "; ++k) {\n";
     os_ << "        const float x = " << bufOf(inS).ident << "[" << base << " + k * " << T << " + t];\n";
