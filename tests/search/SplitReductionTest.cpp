@@ -41,15 +41,21 @@ std::string partialsLevel(const gir::Graph& g) {
   return "";
 }
 
+// A graph of one reduction of input x.
+Graph oneReduce(const std::string& name, const std::vector<int64_t>& shape, ReduceOp op, const std::vector<int>& axes, bool keepDims) {
+  Graph g;
+  g.name = name;
+  GraphBuilder b(g);
+  TensorId x = addInput(g, "x", shape);
+  g.outputs = {valueOrFail(b.reduce(op, x, axes, keepDims))};
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE("a row longer than a unit's registers is reduced by the units of a block through shared memory", "[search][split-reduction]") {
   auto hw = valueOrFail(loadHardwareByName("cpu-host"));  // a reduction box holds at most 4,095 elements
-  Graph g;
-  g.name = "long_rows";
-  GraphBuilder b(g);
-  TensorId x = addInput(g, "x", {4, 6000});
-  g.outputs = {valueOrFail(b.reduce(ReduceOp::Sum, x, {1}, true))};
+  Graph g = oneReduce("long_rows", {4, 6000}, ReduceOp::Sum, {1}, true);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
   REQUIRE_FALSE(options.empty());
@@ -64,11 +70,7 @@ TEST_CASE("a row longer than a unit's registers is reduced by the units of a blo
 
 TEST_CASE("a reduction cut over more units than a block takes a second kernel through DRAM", "[search][split-reduction]") {
   auto hw = valueOrFail(loadHardwareByName("cpu-host"));
-  Graph g;
-  g.name = "very_long_rows";
-  GraphBuilder b(g);
-  TensorId x = addInput(g, "x", {2, 40000});
-  g.outputs = {valueOrFail(b.reduce(ReduceOp::Max, x, {1}, false))};
+  Graph g = oneReduce("very_long_rows", {2, 40000}, ReduceOp::Max, {1}, false);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
   REQUIRE_FALSE(options.empty());
@@ -84,11 +86,7 @@ TEST_CASE("a reduction cut over more units than a block takes a second kernel th
 
 TEST_CASE("a column sum too long for one unit is cut in column strips: whole lines per row, one partial per column", "[search][split-reduction]") {
   auto hw = valueOrFail(loadHardwareByName("cpu-host"));  // a reduction box holds at most 4,095 elements
-  Graph g;
-  g.name = "long_columns";
-  GraphBuilder b(g);
-  TensorId x = addInput(g, "x", {6144, 64});
-  g.outputs = {valueOrFail(b.reduce(ReduceOp::Sum, x, {0}, true))};
+  Graph g = oneReduce("long_columns", {6144, 64}, ReduceOp::Sum, {0}, true);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
   // Strips of 32 columns (64 would not be narrower than the row), 96 rows each: 96 x 32 fits the
