@@ -9,6 +9,7 @@
 
 #include "codegen/cpu/CpuNodeEmitter.h"
 #include "codegen/cpu/CpuPrelude.h"
+#include "codegen/schedule/GuardDispatch.h"
 
 namespace gir::codegen::cpu {
 
@@ -107,8 +108,7 @@ struct StageEmitter {
     if (guard) w.close();
   }
 
-  // Groups on pairwise disjoint domains, sorted by domain: a binary search on u reaches the one (at
-  // most) that runs for this unit. A concat over 384 channel slices tested 384 guards per unit.
+  // Groups on pairwise disjoint domains, sorted by domain (GuardDispatch.h).
   void dispatch(const std::vector<const LoopGroup*>& run, size_t lo, size_t hi) {
     if (hi - lo == 1) return group(*run[lo]);
     size_t mid = (lo + hi) / 2;
@@ -120,25 +120,6 @@ struct StageEmitter {
     w.close();
   }
 };
-
-// Consecutive guarded groups whose domains are pairwise disjoint: for one unit at most one of them
-// runs, so their order among themselves does not matter. Returns the end of the run from `first`.
-size_t disjointRun(const EmitContext& c, const std::vector<LoopGroup>& groups, size_t first) {
-  size_t end = first;
-  while (end < groups.size() && guarded(c, groups[end])) {
-    UnitDomain d = domainOf(c, groups[end]);
-    bool disjoint = true;
-    for (size_t k = first; k < end && disjoint; ++k) {
-      UnitDomain o = domainOf(c, groups[k]);
-      disjoint = d.end <= o.begin || o.end <= d.begin;
-    }
-    if (!disjoint) break;
-    ++end;
-  }
-  return end;
-}
-
-constexpr size_t kDispatchAtLeast = 4;  // fewer guarded groups are tested one by one
 
 void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, size_t stage, Status& status) {
   const Stage& st = k.stages[stage];
@@ -154,15 +135,16 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
     if (used) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
   }
   StageEmitter emit{w, c, values, status};
+  std::vector<std::optional<UnitDomain>> domains;
+  for (const LoopGroup& grp : groups) domains.push_back(guarded(c, grp) ? std::optional(domainOf(c, grp)) : std::nullopt);
   for (size_t i = 0; i < groups.size();) {
-    size_t end = disjointRun(c, groups, i);
+    size_t end = disjointRunEnd(domains, i);
     if (end - i < kDispatchAtLeast) {
       emit.group(groups[i++]);
       continue;
     }
     std::vector<const LoopGroup*> run;
-    for (size_t k = i; k < end; ++k) run.push_back(&groups[k]);
-    std::sort(run.begin(), run.end(), [&](const LoopGroup* a, const LoopGroup* b) { return domainOf(c, *a).begin < domainOf(c, *b).begin; });
+    for (size_t k : byDomainStart(domains, i, end)) run.push_back(&groups[k]);
     w.line("// " + std::to_string(run.size()) + " groups on disjoint unit domains: a binary search on u");
     emit.dispatch(run, 0, run.size());
     i = end;

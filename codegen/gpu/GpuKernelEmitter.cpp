@@ -5,12 +5,14 @@
 // aligned access is a plain register read; anything else is pulled from its owner lane by shuffles.
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "codegen/gpu/GpuEmitter.h"
 #include "codegen/gpu/GpuExpr.h"
+#include "codegen/schedule/GuardDispatch.h"
 #include "core/gir/Printer.h"
 
 namespace gir::gpu {
@@ -145,35 +147,31 @@ class KernelWriter {
     }
     readSince_.clear();
     writtenSince_.clear();
+    // Runs of guarded nodes on disjoint unit domains are dispatched by binary search on u
+    // (GuardDispatch.h; docs/gpu.md, "Guard dispatch").
     const auto& ids = p_.kernels[k];
+    std::vector<std::optional<UnitDomain>> domains;
+    for (NodeId id : ids) domains.push_back(guardOf(g_.node(id)));
     for (size_t i = 0; i < ids.size();) {
-      size_t run = disjointRun(ids, i);
-      if (run >= kDispatchRun) {
-        dispatchRun(std::vector<NodeId>(ids.begin() + static_cast<long>(i), ids.begin() + static_cast<long>(i + run)));
-        i += run;
-      } else {
+      size_t end = codegen::disjointRunEnd(domains, i);
+      if (end - i < codegen::kDispatchAtLeast) {
         node(ids[i++]);
+        continue;
       }
+      std::vector<NodeId> run;
+      for (size_t j : codegen::byDomainStart(domains, i, end)) run.push_back(ids[j]);
+      dispatchRun(run);
+      i = end;
     }
     os_ << "}\n";
   }
 
-  // Consecutive guarded nodes on disjoint, ascending unit domains (ShuffleNet's channel shuffle at
-  // batch 32: hundreds of moves, one per piece) run one per unit at most. A chain of guards costs
-  // every warp all of the comparisons (the H100 ran that kernel at 6 % of copy bandwidth), so from
-  // kDispatchRun nodes on the emitter dispatches by binary search on u instead, as the CPU emitter
-  // does (docs/gpu.md, "Guard dispatch").
-  static constexpr size_t kDispatchRun = 4;
-
-  size_t disjointRun(const std::vector<NodeId>& ids, size_t first) const {
-    size_t n = 0;
-    int64_t end = 0;
-    for (size_t i = first; i < ids.size(); ++i, ++n) {
-      const Node& node = g_.node(ids[i]);
-      if (node.isSync() || !node.domain || node.domain->begin < end) break;
-      end = node.domain->end;
-    }
-    return n;
+  // The node's unit domain where the kernel's units do not all run it (a guard), else none.
+  std::optional<UnitDomain> guardOf(const Node& n) const {
+    if (n.isSync()) return std::nullopt;
+    UnitDomain d = g_.domainOf(n);
+    if (d.begin > 0 || d.end < blocks() * g_.unitsPerBlock) return d;
+    return std::nullopt;
   }
 
   // The memory ordering of every node is decided first and emitted before the tree, where every lane
@@ -188,7 +186,7 @@ class KernelWriter {
   void dispatchRange(const std::vector<NodeId>& run, size_t lo, size_t hi) {
     if (hi - lo == 1) return guardedBody(run[lo]);
     size_t mid = (lo + hi) / 2;
-    os_ << "  if (u < " << g_.node(run[mid]).domain->begin << ") {\n";
+    os_ << "  if (u < " << g_.domainOf(g_.node(run[mid])).begin << ") {\n";
     dispatchRange(run, lo, mid);
     os_ << "  } else {\n";
     dispatchRange(run, mid, hi);
@@ -234,7 +232,7 @@ class KernelWriter {
     const Node& n = g_.node(id);
     comment(id);
     UnitDomain d = g_.domainOf(n);
-    bool guard = d.begin > 0 || d.end < blocks() * g_.unitsPerBlock;
+    bool guard = guardOf(n).has_value();
     std::string cond = d.begin > 0 ? "u >= " + str(d.begin) + " && u < " + str(d.end) : "u < " + str(d.end);
     os_ << (guard ? "  if (" + cond + ") {\n" : "  {\n");
     if (n.kind() == NodeKind::Reduce) reduce(n);
