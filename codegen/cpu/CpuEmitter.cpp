@@ -10,6 +10,7 @@
 #include "codegen/cpu/CpuNodeEmitter.h"
 #include "codegen/cpu/CpuPrelude.h"
 #include "codegen/schedule/GuardDispatch.h"
+#include "codegen/schedule/LoopBands.h"
 
 namespace gir::codegen::cpu {
 
@@ -93,26 +94,33 @@ bool guarded(const EmitContext& c, const LoopGroup& grp) {
   return d.begin > 0 || d.end < c.g.units;
 }
 
+// One band of a stage: its groups, all on one unit domain (LoopBands.h).
+struct BandRef {
+  std::vector<const LoopGroup*> groups;
+  size_t depth = 0;
+};
+
 struct StageEmitter {
   CodeWriter& w;
   const EmitContext& c;
   const std::vector<bool>& values;
   Status& status;
 
-  void group(const LoopGroup& grp) {
+  void band(const BandRef& b) {
+    const LoopGroup& grp = *b.groups.front();
     UnitDomain d = domainOf(c, grp);
     bool guard = guarded(c, grp);
     if (guard) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
-    if (grp.fused) emitLoopGroup(w, c, grp, values);
+    if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, values);
     else if (auto s = emitNode(w, c, grp.nodes[0]); !s && status) status = s;
     if (guard) w.close();
   }
 
-  // Groups on pairwise disjoint domains, sorted by domain (GuardDispatch.h).
-  void dispatch(const std::vector<const LoopGroup*>& run, size_t lo, size_t hi) {
-    if (hi - lo == 1) return group(*run[lo]);
+  // Bands on pairwise disjoint domains, sorted by domain (GuardDispatch.h).
+  void dispatch(const std::vector<const BandRef*>& run, size_t lo, size_t hi) {
+    if (hi - lo == 1) return band(*run[lo]);
     size_t mid = (lo + hi) / 2;
-    w.open("if (u < " + std::to_string(domainOf(c, *run[mid]).begin) + ")");
+    w.open("if (u < " + std::to_string(domainOf(c, *run[mid]->groups.front()).begin) + ")");
     dispatch(run, lo, mid);
     w.close();
     w.open("else");
@@ -125,6 +133,11 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   const Stage& st = k.stages[stage];
   std::vector<LoopGroup> groups = fuseStage(c.g, st);
   std::vector<bool> values = valueBuffers(c.g, c.schedule, groups);
+  std::vector<BandRef> bands;
+  for (const LoopBand& b : bandGroups(c.g, groups)) {
+    bands.push_back({{}, b.depth});
+    for (size_t i : b.groups) bands.back().groups.push_back(&groups[i]);
+  }
   w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
                                                                 std::to_string(stage - 1) + ")" : ""));
   w.open("for (int64_t u = u0; u < u1; ++u)");
@@ -136,15 +149,16 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   }
   StageEmitter emit{w, c, values, status};
   std::vector<std::optional<UnitDomain>> domains;
-  for (const LoopGroup& grp : groups) domains.push_back(guarded(c, grp) ? std::optional(domainOf(c, grp)) : std::nullopt);
-  for (size_t i = 0; i < groups.size();) {
+  for (const BandRef& b : bands)
+    domains.push_back(guarded(c, *b.groups.front()) ? std::optional(domainOf(c, *b.groups.front())) : std::nullopt);
+  for (size_t i = 0; i < bands.size();) {
     size_t end = disjointRunEnd(domains, i);
     if (end - i < kDispatchAtLeast) {
-      emit.group(groups[i++]);
+      emit.band(bands[i++]);
       continue;
     }
-    std::vector<const LoopGroup*> run;
-    for (size_t k : byDomainStart(domains, i, end)) run.push_back(&groups[k]);
+    std::vector<const BandRef*> run;
+    for (size_t k : byDomainStart(domains, i, end)) run.push_back(&bands[k]);
     w.line("// " + std::to_string(run.size()) + " groups on disjoint unit domains: a binary search on u");
     emit.dispatch(run, 0, run.size());
     i = end;

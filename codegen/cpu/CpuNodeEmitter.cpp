@@ -228,7 +228,6 @@ std::string combine(const ReduceSpelling& r, const std::string& acc, const std::
 }
 
 void emitReduce(CodeWriter& w, const EmitContext& c, NodeId id, const LoopNest& nest, const Operands& ops) {
-  const Node& n = c.g.node(id);
   ReduceSpelling r = reduceSpelling(c.g, id);
   int inDev = !nest.inputs[0].staged && isDevice(c, nest.inputs[0].slice) ? 1 : 0;
   int outDev = !nest.output.staged && isDevice(c, nest.output.slice) ? 1 : 0;
@@ -307,17 +306,17 @@ std::string nodeList(const LoopGroup& grp) {
   return out;
 }
 
-}  // namespace
-
-void emitLoopGroup(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& values) {
+std::string groupHeading(const LoopGroup& grp) {
   size_t loops = grp.extents.size(), kept = 0;
   while (kept < loops && !grp.reduced[kept]) ++kept;
   std::string space;
   for (int64_t e : grp.extents) space += (space.empty() ? "" : ",") + std::to_string(e);
   std::string reduced = kept + 1 == loops ? ", the innermost loop reduced" : kept < loops ? ", the innermost " + std::to_string(loops - kept) + " loops reduced" : "";
-  w.line("// one loop nest over [" + space + "]" + (grp.nodes.size() > 1 ? " for nodes " + nodeList(grp) : "") + reduced);
-  w.open("");
-  std::vector<size_t> reduces;
+  return "// one loop nest over [" + space + "]" + (grp.nodes.size() > 1 ? " for nodes " + nodeList(grp) : "") + reduced;
+}
+
+// The group's base pointers (they do not depend on the loop indices).
+void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& values) {
   for (size_t k = 0; k < grp.nodes.size(); ++k) {
     const LoopNest& nest = grp.nests[k];
     std::string me = std::to_string(grp.nodes[k].value);
@@ -328,21 +327,28 @@ void emitLoopGroup(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, co
     }
     if (!values[c.g.slice(nest.output.slice).buffer.value])
       w.line("float* const out" + me + " = " + sliceBase(c, nest.output.slice) + ";  // " + sliceComment(c, nest.output.slice));
-    if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
   }
+}
+
+// The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
+void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const std::vector<bool>& values) {
+  size_t loops = grp.extents.size(), kept = 0;
+  while (kept < loops && !grp.reduced[kept]) ++kept;
+  std::vector<size_t> reduces;
+  for (size_t k = 0; k < grp.nodes.size(); ++k)
+    if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
   auto body = [&] {
     int device = 0;
     for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values);
     count(w, c, device);
   };
   if (reduces.empty()) {
-    emitLoops(w, grp.extents, 0, loops, "omp simd", 1, body);
-    w.close();
+    emitLoops(w, grp.extents, from, loops, "omp simd", 1, body);
     return;
   }
   std::string pragma = "omp simd";
   for (size_t k : reduces) pragma += " reduction(" + reduceSpelling(c.g, grp.nodes[k]).clause + ":acc" + std::to_string(grp.nodes[k].value) + ")";
-  emitLoops(w, grp.extents, 0, kept, "", 0, [&] {
+  emitLoops(w, grp.extents, from, kept, "", 0, [&] {
     for (size_t k : reduces) {
       ReduceSpelling r = reduceSpelling(c.g, grp.nodes[k]);
       w.line(r.type + " acc" + std::to_string(grp.nodes[k].value) + " = " + r.identity + ";");
@@ -354,6 +360,31 @@ void emitLoopGroup(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, co
       w.line("out" + me + "[" + indexExpr(grp.nests[k].output.strides) + "] = " +
              (reduceSpelling(c.g, grp.nodes[k]).type == "float" ? acc : "static_cast<float>(" + acc + ")") + ";");
       count(w, c, isDevice(c, grp.nests[k].output.slice) ? 1 : 0);
+    }
+  });
+}
+
+}  // namespace
+
+void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
+                  const std::vector<bool>& values) {
+  if (depth == 0) {
+    w.line(groupHeading(*band.front()));
+    w.open("");
+    declarePointers(w, c, *band.front(), values);
+    emitGroupLoops(w, c, *band.front(), 0, values);
+    w.close();
+    return;
+  }
+  std::string shared;
+  for (size_t d = 0; d < depth; ++d) shared += (shared.empty() ? "" : ",") + std::to_string(band.front()->extents[d]);
+  w.line("// one band: " + std::to_string(band.size()) + " loop nests share their outer loops [" + shared + "]");
+  w.open("");
+  for (const LoopGroup* grp : band) declarePointers(w, c, *grp, values);
+  emitLoops(w, band.front()->extents, 0, depth, "", 0, [&] {
+    for (const LoopGroup* grp : band) {
+      w.line(groupHeading(*grp));
+      emitGroupLoops(w, c, *grp, depth, values);
     }
   });
   w.close();

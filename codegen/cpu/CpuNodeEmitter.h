@@ -42,8 +42,10 @@ std::string floatLiteral(double v);
 // Emits the node's statements (inside a scope of its own) into w.
 Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id);
 
-// Emits a fused group (codegen/schedule/FusedLoops.h) as one loop nest with one commented block of
-// statements per node; buffers marked in `values` (per buffer id) live in locals v<node>, not arrays.
-void emitLoopGroup(CodeWriter& w, const EmitContext& c, const LoopGroup& group, const std::vector<bool>& values);
+// Emits fused groups (codegen/schedule/FusedLoops.h) that share their outer loops [0, depth)
+// (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented
+// block of statements per node; buffers marked in `values` (per buffer id) live in locals v<node>.
+void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
+                  const std::vector<bool>& values);
 
 }  // namespace gir::codegen::cpu

@@ -82,6 +82,13 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
   CHECK(countOf(code, "float acc") == 1);
 }
 
+TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one band per row", "[cpu][emit][fusion][band]") {
+  std::string code = checkGoldenSource("tests/golden/cpu/softmax_rows_band.gir", "tests/golden/cpu/softmax_rows_band.cpp");
+  CHECK(countOf(code, "// one band: 3 loop nests share their outer loops [16]") == 1);
+  CHECK(countOf(code, "for (int64_t i0 ") == 1);  // the row loop, once
+  CHECK(countOf(code, "for (int64_t i1 ") == 3);  // each pass over a row of 128
+}
+
 TEST_CASE("schedule: stages at block syncs, kernels at device syncs, placement by scope and lifetime", "[cpu][schedule]") {
   Graph g = parseFile("tests/golden/gir/softmax_block.gir");
   auto s = buildSchedule(g);
