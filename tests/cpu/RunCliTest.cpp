@@ -102,3 +102,27 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   REQUIRE(back);
   CHECK(back->dramBandwidthGBs() == Approx(c->streamCopyGBs));
 }
+
+TEST_CASE("gir run on a GIR file too large to interpret decides it on the affine forms", "[cpu][cli]") {
+  // The 16-row softmax at the size of 64x12x128x128 attention scores: 12.6 M elements per tensor,
+  // beyond what the element-wise checker holds (it took 24 GB for a 16384x2048 LayerNorm).
+  std::string text = test::readText(test::sourcePath("tests/golden/cpu/softmax_rows_band.gir"));
+  auto scaled = [](std::string t, const std::string& from, const std::string& to) {
+    for (size_t at = t.find(from); at != std::string::npos; at = t.find(from, at + to.size())) t.replace(at, from.size(), to);
+    return t;
+  };
+  text = scaled(scaled(scaled(text, "units=8 ", "units=6144 "), "f32[16384]", "f32[12582912]"), "f32[128]", "f32[98304]");
+  std::string big = test::binaryPath("tests/softmax_attention_scores.gir");
+  test::writeText(big, text);
+  int code = 0;
+  std::string out = test::runGir("run " + big + " --emit", code);
+  CHECK(code == 0);
+  CHECK(out.find("// one band: 3 loop nests share their outer loops [16]") != std::string::npos);
+  // Units that overlap their output rows race: found on the affine forms, exit 2.
+  std::string racy = test::binaryPath("tests/softmax_attention_scores_racy.gir");
+  test::writeText(racy, scaled(text, "%y offset(2048*u)", "%y offset(2047*u)"));
+  out = test::runGir("run " + racy + " --emit", code);
+  INFO(out);
+  CHECK(code == 2);
+  CHECK(out.find("not valid") != std::string::npos);
+}
