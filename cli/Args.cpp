@@ -1,7 +1,9 @@
 // Argument parsing and file helpers shared by the subcommands.
 #include "cli/Args.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,6 +11,18 @@
 #include "core/AtomicFile.h"
 
 namespace gir::cli {
+
+Expected<int64_t> integerOption(const Args& args, const std::string& name, int64_t def, int64_t min) {
+  if (!args.hasOption(name)) return def;
+  std::string v = args.option(name);
+  errno = 0;
+  char* end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  std::string bound = min == 0 ? "a non-negative integer" : min == 1 ? "a positive integer" : "an integer of at least " + std::to_string(min);
+  if (v.empty() || *end != '\0' || errno == ERANGE || n < min)
+    return makeError("--" + name + " expects " + bound + ", got '" + v + "'");
+  return static_cast<int64_t>(n);
+}
 
 Expected<Args> parseArgs(const std::vector<std::string>& argv, const std::set<std::string>& valueOptions,
                          const std::set<std::string>& boolFlags) {

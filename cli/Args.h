@@ -28,6 +28,10 @@ Expected<Args> parseArgs(const std::vector<std::string>& argv, const std::set<st
                          const std::set<std::string>& boolFlags);
 
 // Exit codes shared by every subcommand.
+// --NAME as an integer of at least `min` (`def` when absent). The error names the option and quotes
+// the text: not a number, trailing characters, out of range (strtoull would read "abc" as 0).
+Expected<int64_t> integerOption(const Args& args, const std::string& name, int64_t def, int64_t min = 0);
+
 constexpr int kExitOk = 0;
 constexpr int kExitFinding = 1;
 constexpr int kExitBadInput = 2;

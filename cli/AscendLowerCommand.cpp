@@ -104,10 +104,9 @@ int runAscendLower(const CommandArgs& argv) {
   opt.doubleBuffer = !args->has("no-double-buffer");
   opt.ubCapacityBytes = ub->capacityBytes;
   if (args->hasOption("ub-bytes")) {  // a smaller (or larger) UB than the target's, to see spilling and reuse
-    char* end = nullptr;
-    std::string v = args->option("ub-bytes");
-    opt.ubCapacityBytes = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || opt.ubCapacityBytes < 1) return reportBadInput(makeError("--ub-bytes expects a positive number of bytes, got '" + v + "'"));
+    auto ub = integerOption(*args, "ub-bytes", 0, 1);
+    if (!ub) return reportBadInput(ub.error());
+    opt.ubCapacityBytes = *ub;
   }
   opt.latencies = *target;
   opt.tensorOf = src->tensorOf;

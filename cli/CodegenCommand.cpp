@@ -43,7 +43,9 @@ int runCodegen(const CommandArgs& argv) {
   if (!target) return reportBadInput(target.error());
   auto hw = loadHardwareByName(target->name);
   if (!hw) return reportBadInput(hw.error());
-  uint64_t seed = std::strtoull(args->option("seed", "7").c_str(), nullptr, 10);
+  auto seedOption = integerOption(*args, "seed", 7);
+  if (!seedOption) return reportBadInput(seedOption.error());
+  uint64_t seed = static_cast<uint64_t>(*seedOption);
 
   std::vector<gpu::GpuCase> cases;
   if (endsWith(input, ".onnx")) {

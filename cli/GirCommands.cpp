@@ -46,8 +46,9 @@ int runCheck(const CommandArgs& argv) {
   if (!g) return reportBadInput(g.error());
   if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
   if (args->has("symbolic")) return runSymbolicCheck(*args, *g);
-  uint64_t seed = std::strtoull(args->option("seed", "1").c_str(), nullptr, 10);
-  ValidityReport r = checkValidity(*g, randomInputs(*g, seed));
+  auto seed = integerOption(*args, "seed", 1);
+  if (!seed) return reportBadInput(seed.error());
+  ValidityReport r = checkValidity(*g, randomInputs(*g, static_cast<uint64_t>(*seed)));
   std::cout << args->positional[0] << ": " << g->liveNodeCount() << " nodes, " << kernelCount(*g) << " kernel(s), "
             << g->units << " units\n" << r.str();
   if (!r.runError.empty()) return kExitBadInput;

@@ -16,18 +16,6 @@
 
 namespace gir::cli {
 
-namespace {
-
-Expected<int64_t> positiveOption(const Args& args, const std::string& name, int64_t def) {
-  if (!args.hasOption(name)) return def;
-  std::string v = args.option(name);
-  char* end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 0) return makeError("--" + name + " expects a non-negative integer, got '" + v + "'");
-  return static_cast<int64_t>(n);
-}
-
-}  // namespace
 
 int runLower(const CommandArgs& argv) {
   auto args = parseArgs(argv, {"target", "subgraph", "rows-per-unit", "block", "o", "templates"}, {"json", "optimized", "list-templates"});
@@ -39,9 +27,9 @@ int runLower(const CommandArgs& argv) {
   if (!model) return reportBadInput(model.error());
   auto pre = compute::preprocess(*model, *hw);
   if (!pre) return reportBadInput(pre.error());
-  auto index = positiveOption(*args, "subgraph", 0);
-  auto rows = positiveOption(*args, "rows-per-unit", 1);
-  auto block = positiveOption(*args, "block", 4);
+  auto index = integerOption(*args, "subgraph", 0);
+  auto rows = integerOption(*args, "rows-per-unit", 1);
+  auto block = integerOption(*args, "block", 4);
   for (const auto* v : {&index, &rows, &block})
     if (!*v) return reportBadInput(v->error());
   if (*index >= static_cast<int64_t>(pre->subgraphs.size()))

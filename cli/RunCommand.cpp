@@ -73,14 +73,13 @@ Expected<RunOptions> runOptions(const Args& a) {
   std::string opt = a.option("opt", "O3");
   if (opt != "O0" && opt != "O1" && opt != "O2" && opt != "O3") return makeError("--opt expects O0, O1, O2 or O3, got '" + opt + "'");
   o.launch.compile.optLevel = "-" + opt;
-  for (const char* name : {"threads", "subgraph"}) {
-    if (!a.hasOption(name)) continue;
-    std::string v = a.option(name);
-    char* end = nullptr;
-    long long n = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end || n < 0) return makeError(std::string("--") + name + " expects a non-negative integer, got '" + v + "'");
-    if (std::string(name) == "threads") o.launch.threads = static_cast<int>(n);
-    else o.subgraph = n;
+  auto threads = integerOption(a, "threads", 0);
+  if (!threads) return threads.takeError();
+  o.launch.threads = static_cast<int>(std::min<int64_t>(*threads, 1 << 16));
+  if (a.hasOption("subgraph")) {
+    auto subgraph = integerOption(a, "subgraph", 0);
+    if (!subgraph) return subgraph.takeError();
+    o.subgraph = *subgraph;
   }
   return o;
 }
