@@ -29,6 +29,19 @@ void printStep(const StepRecord& r, size_t n, bool printGraphAfter, const Graph&
   if (printGraphAfter) std::cout << printGraph(g) << "\n";
 }
 
+// Every applied step; with graphs, the graph after each step, reached by undoing to the start and
+// redoing one step at a time (the stepper's records restore each state exactly).
+void printSteps(Stepper& st, bool withGraphs) {
+  size_t applied = st.position();
+  if (withGraphs)
+    while (st.undo()) {
+    }
+  for (size_t i = 0; i < applied; ++i) {
+    if (withGraphs) st.redo();
+    printStep(st.history()[i], i + 1, withGraphs, st.graph());
+  }
+}
+
 int listCandidates(const Stepper& st) {
   auto cands = st.candidates();
   std::cout << cands.size() << " applicable rewrite(s):\n";
@@ -50,7 +63,11 @@ int runOpt(const CommandArgs& argv) {
   if (auto st = verifyGraph(*g); !st) return reportBadInput(st.error());
   if (!args->option("target").empty() && !loadHardwareByName(args->option("target")))
     return reportBadInput(loadHardwareByName(args->option("target")).error());
-  Stepper st(*g, hardwareFor(*g, *args), args->has("verify-each"), std::strtoull(args->option("seed", "1").c_str(), nullptr, 10));
+  auto seed = integerOption(*args, "seed", 1);
+  if (!seed) return reportBadInput(seed.error());
+  auto site = integerOption(*args, "site", 0);
+  if (!site) return reportBadInput(site.error());
+  Stepper st(*g, hardwareFor(*g, *args), args->has("verify-each"), static_cast<uint64_t>(*seed));
   std::cout << "before: " << st.cost().str() << "\n";
   if (args->has("list")) return listCandidates(st);
   int code = kExitOk;
@@ -65,7 +82,7 @@ int runOpt(const CommandArgs& argv) {
     }
   }
   if (args->hasOption("rule")) {
-    auto rec = st.apply(args->option("rule"), std::strtoull(args->option("site", "0").c_str(), nullptr, 10));
+    auto rec = st.apply(args->option("rule"), static_cast<size_t>(*site));
     if (!rec) {
       std::cerr << rec.error().str() << "\n";
       return kExitFinding;
@@ -79,10 +96,9 @@ int runOpt(const CommandArgs& argv) {
       code = kExitFinding;
     }
   }
-  if (args->has("print-after-each") || !args->has("quiet"))
-    for (size_t i = 0; i < st.position(); ++i) printStep(st.history()[i], i + 1, false, st.graph());
+  if (args->has("print-after-each") || !args->has("quiet")) printSteps(st, args->has("print-after-each"));
   std::cout << "after: " << st.cost().str() << "\n";
-  if (args->has("print-after-each") || args->hasOption("o")) {
+  if (args->hasOption("o")) {
     if (auto w = writeOutput(args->option("o", "-"), printGraph(st.graph())); !w) return reportBadInput(w.error());
   }
   if (args->hasOption("trace"))

@@ -83,6 +83,30 @@ TEST_CASE("usage errors exit 2", "[cli]") {
   CHECK_THAT(out, Catch::Contains("/nonexistent/file.gir"));
 }
 
+TEST_CASE("integer options are checked: not a number, trailing text, out of range", "[cli][malformed]") {
+  // strtoull read "abc" as seed 0 and "3x" as site 3 without a word (issue #17).
+  std::string relu = test::sourcePath("tests/golden/gir/relu.gir");
+  std::string model = test::sourcePath("scenarios/softmax.onnx");
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"check " + relu + " --seed abc", "--seed expects a non-negative integer, got 'abc'"},
+      {"check " + relu + " --seed -1", "--seed expects a non-negative integer, got '-1'"},
+      {"opt " + relu + " --rule merge --site 3x", "--site expects a non-negative integer, got '3x'"},
+      {"opt " + relu + " --greedy --seed 99999999999999999999", "got '99999999999999999999'"},
+      {"lower " + model + " --rows-per-unit two", "--rows-per-unit expects a non-negative integer"},
+      {"run " + model + " --threads 1e3", "--threads expects a non-negative integer, got '1e3'"},
+  };
+  for (const Case& c : cases) {
+    int code = -1;
+    std::string out = runGir(c.args, code);
+    INFO(c.args << "\n" << out);
+    CHECK(code == 2);
+    CHECK_THAT(out, Catch::Contains(c.expect));
+  }
+}
+
 TEST_CASE("every malformed GIR or hardware file gives a clear message and exit code 2", "[cli][malformed]") {
   auto cases = badCases();
   REQUIRE(cases.size() >= 25);
@@ -111,6 +135,24 @@ TEST_CASE("gir opt: greedy with verification, trace and replay", "[cli]") {
   REQUIRE(code == 0);
   CHECK(test::readText(out1) == test::readText(out2));
   CHECK_FALSE(test::readText(out1).empty());
+}
+
+TEST_CASE("gir opt --print-after-each prints the graph after every step", "[cli]") {
+  // It printed only the final graph, once (issue #17).
+  int code = -1;
+  std::string file = test::sourcePath("tests/golden/gir/shufflenet_source.gir");
+  std::string final = test::binaryPath("tests/shufflenet-print-after-each.gir");
+  std::string out = runGir("opt " + file + " --greedy --print-after-each -o " + final, code);
+  INFO(out);
+  REQUIRE(code == 0);
+  size_t steps = test::countOf(out, "\nstep ");
+  REQUIRE(steps >= 2);
+  CHECK(test::countOf(out, "gir @") == steps);
+  // Graphs follow their step lines; the last is the graph written to -o, the first differs from it.
+  size_t first = out.find("gir @"), last = out.rfind("gir @");
+  std::string lastGraph = out.substr(last, out.find("\nafter: ") - last);
+  CHECK(lastGraph == test::readText(final));
+  CHECK(out.substr(first, lastGraph.size()) != lastGraph);
 }
 
 TEST_CASE("gir opt: listing, a missing site, a bad trace", "[cli][malformed]") {
