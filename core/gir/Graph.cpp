@@ -9,6 +9,18 @@
 
 namespace gir {
 
+NarrowedAxes narrowAxes(const std::vector<int64_t>& written) {
+  NarrowedAxes out;
+  for (int64_t a : written) {
+    if (a < INT_MIN || a > INT_MAX) {
+      out.outOfRange = a;
+      return out;
+    }
+    out.axes.push_back(static_cast<int>(a));
+  }
+  return out;
+}
+
 int64_t Buffer::numel() const {
   int64_t n = 1;
   for (auto d : shape) n *= d;

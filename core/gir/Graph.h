@@ -92,6 +92,14 @@ struct ElementwisePayload {
   std::vector<ScalarOperand> operands;
   bool operator==(const ElementwisePayload&) const = default;
 };
+// Axes as written in text or JSON, narrowed to int; the first value that does not fit an int when
+// one does not (both parsers took 4294967297 for axis 1). The verifier checks the rest against the rank.
+struct NarrowedAxes {
+  std::vector<int> axes;
+  std::optional<int64_t> outOfRange;
+};
+NarrowedAxes narrowAxes(const std::vector<int64_t>& written);
+
 struct ReducePayload {
   ReduceOp op = ReduceOp::Sum;
   std::vector<int> axes;  // axes of the input slice's shape

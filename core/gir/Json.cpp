@@ -225,7 +225,7 @@ class JsonGraphReader {
     if (error_) return;
     Node n;
     if (op == "move") n.payload = MovePayload{};
-    else if (op == "broadcast") n.payload = BroadcastPayload{toInts(ints(j, "axes", p))};
+    else if (op == "broadcast") n.payload = BroadcastPayload{axes(j, p)};
     else if (op == "sync") {
       auto s = parseScope(str(j, "scope", p));
       if (!s) { fail(p + "scope", "expected lane, unit, block or device"); return; }
@@ -233,7 +233,7 @@ class JsonGraphReader {
     } else if (op.rfind("reduce.", 0) == 0) {
       auto r = parseReduce(op.substr(7));
       if (!r) { fail(p + "op", "unknown reduction '" + op + "'"); return; }
-      n.payload = ReducePayload{*r, toInts(ints(j, "axes", p))};
+      n.payload = ReducePayload{*r, axes(j, p)};
     } else if (op.rfind("ew.", 0) == 0) {
       if (!readElementwise(j, p, op.substr(3), n)) return;
     } else {
@@ -264,7 +264,11 @@ class JsonGraphReader {
     return !error_;
   }
 
-  static std::vector<int> toInts(const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+  std::vector<int> axes(const json& j, const std::string& p) {
+    NarrowedAxes a = narrowAxes(ints(j, "axes", p));
+    if (a.outOfRange) fail(p + "axes", "axis " + std::to_string(*a.outOfRange) + " is out of range");
+    return a.axes;
+  }
 
   std::string file_;
   Graph g_;

@@ -326,20 +326,29 @@ class GirTextParser {
     return success();
   }
 
+  static Expected<std::vector<int>> axesList(LineCursor& c) {
+    size_t col = c.pos();
+    auto written = c.intList();
+    if (!written) return written.takeError();
+    NarrowedAxes a = narrowAxes(*written);
+    if (a.outOfRange) return c.error("axis " + std::to_string(*a.outOfRange) + " is out of range", col);
+    return std::move(a.axes);
+  }
+
   Status reduce(LineCursor& c, Node& n, const std::string& opName, size_t col) {
     auto op = parseReduce(opName);
     if (!op) return c.error("unknown reduction '" + opName + "' (expected sum, max, min or prod)", col);
     if (auto st = c.expect("axes"); !st) return st;
-    auto axes = c.intList();
+    auto axes = axesList(c);
     if (!axes) return axes.takeError();
-    return unaryNode(c, n, ReducePayload{*op, std::vector<int>(axes->begin(), axes->end())});
+    return unaryNode(c, n, ReducePayload{*op, std::move(*axes)});
   }
 
   Status broadcast(LineCursor& c, Node& n) {
     if (auto st = c.expect("axes"); !st) return st;
-    auto axes = c.intList();
+    auto axes = axesList(c);
     if (!axes) return axes.takeError();
-    return unaryNode(c, n, BroadcastPayload{std::vector<int>(axes->begin(), axes->end())});
+    return unaryNode(c, n, BroadcastPayload{std::move(*axes)});
   }
 
   Status sync(LineCursor& c, Node& n) {
