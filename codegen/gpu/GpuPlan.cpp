@@ -226,11 +226,12 @@ int64_t sliceDisplacement(const MemorySlice& s, int64_t e) {
 bool isDenseSlice(const MemorySlice& s) { return s.contiguousWidth() == s.numel(); }
 
 Expected<GpuPlan> planGpu(const Graph& input, const GpuTarget& target) {
+  // Verified before compacting: compaction orders the nodes and asserts the graph has no cycle.
+  if (auto st = verifyGraph(input); !st) return st.takeError();
   GpuPlan p;
   p.graph = input.compacted();
   p.target = target;
   const Graph& g = p.graph;
-  if (auto st = verifyGraph(g); !st) return st.takeError();
   if (g.unitsPerBlock * target.lanes > target.maxThreadsPerBlock)
     return makeError("block=" + std::to_string(g.unitsPerBlock) + " units of " + std::to_string(target.lanes) + " lanes make " +
                      std::to_string(g.unitsPerBlock * target.lanes) + " threads per block; " + target.name + " allows " +

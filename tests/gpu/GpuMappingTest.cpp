@@ -184,6 +184,13 @@ TEST_CASE("graphs the GPU cannot run are refused with the reason", "[gpu][plan]"
   auto p = gpu::emitGpuProgram(c.gir, *t);
   REQUIRE_FALSE(p);
   CHECK(p.error().str().find("2048 threads per block; nvidia-h100 allows 1024") != std::string::npos);
+  // A cycle is an error, not an abort: the plan verifies before it compacts (issue #17).
+  auto text = test::readText(test::sourcePath("tests/data/gir-bad/cycle.gir"));
+  auto cyclic = parseGirText(text, "cycle.gir");
+  REQUIRE(cyclic);
+  auto q = gpu::planGpu(*cyclic, *t);
+  REQUIRE_FALSE(q);
+  CHECK(q.error().str().find("cycle") != std::string::npos);
   auto bad = gpu::gpuTargetByName("cpu-host");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("known GPU targets: nvidia-h100, nvidia-a100, amd-mi100") != std::string::npos);
