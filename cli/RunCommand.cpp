@@ -192,7 +192,8 @@ json candidateJson(const CandidateRun& r) {
   for (size_t k = 0; k < r.model.kernels.size(); ++k)
     ks.push_back({{"modelled_us", r.model.kernels[k].modelledUs},
                   {"measured_us", k < r.perKernel.size() ? json(r.perKernel[k].medianUs) : json(nullptr)},
-                  {"dram_bytes", r.model.kernels[k].dramBytes}});
+                  {"dram_bytes", r.model.kernels[k].dramBytes}, {"memory_us", r.model.kernels[k].memoryUs},
+                  {"compute_us", r.model.kernels[k].computeUs}});
   j["per_kernel"] = ks;
   return j;
 }

@@ -9,18 +9,17 @@
 #include <vector>
 
 #include "codegen/cpu/CpuLauncher.h"
+#include "codegen/cpu/CpuPrelude.h"
 
 namespace gir::codegen::cpu {
 
 namespace {
 
-// Kept as source so it is compiled with exactly the flags of generated kernels.
+// Kept as source so it is compiled with exactly the flags of generated kernels, after the same
+// prelude (its girExp is what the exp rate measures).
 constexpr const char* kBenchSource = R"CPP(// GIR Workbench calibration microbenchmarks (codegen/cpu/Calibration.cpp).
 #include <cstddef>
-#include <cstdint>
 #include <utility>
-#include <vector>
-#include <omp.h>
 
 namespace {
 thread_local std::vector<float> cacheX, cacheY;
@@ -67,6 +66,22 @@ void cal_cache_copy(int64_t n, int passes) {
       std::swap(x, y);
     }
     if (x[0] < 0) sink = x[0];
+  }
+}
+// Every thread evaluates the prelude's girExp over its own L1-sized array `passes` times: the rate of
+// the transcendentals as generated kernels compute them.
+void cal_exp(int64_t n, int passes) {
+#pragma omp parallel
+  {
+    std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = -0.001f * static_cast<float>(i % 5000);
+    for (int p = 0; p < passes; ++p) {
+      float* __restrict out = y.data();
+      const float* __restrict in = x.data();
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) out[i] = girExp(in[i] - 1e-4f * static_cast<float>(p));  // no pass is like another
+      if (out[p % n] < 0) sink = out[0];
+    }
   }
 }
 void cal_barriers(int reps) {
@@ -118,14 +133,15 @@ std::string Calibration::str() const {
   std::ostringstream os;
   os << "threads " << threads << ": stream copy " << streamCopyGBs << " GB/s (p10 " << streamCopyP10GBs << ", p90 " << streamCopyP90GBs
      << "), read " << streamReadGBs << " GB/s, tile " << tileGBs
-     << " GB/s, local " << localGBs << " GB/s, barrier " << barrierUs << " us, launch " << launchUs << " us";
+     << " GB/s, local " << localGBs << " GB/s, exp " << transcendentalGelems << " G/s, barrier " << barrierUs << " us, launch " << launchUs
+     << " us";
   return os.str();
 }
 
 Expected<Calibration> calibrate(const CalibrationOptions& o) {
   CompileOptions co = o.compile;
   co.optLevel = "-O3";
-  auto obj = compileSource(kBenchSource, co);
+  auto obj = compileSource(std::string(cpuPrelude()) + kBenchSource, co);
   if (!obj) return obj.takeError();
   auto lib = loadLibrary(obj->objectPath);
   if (!lib) return lib.takeError();
@@ -137,7 +153,8 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   auto cacheCopy = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol("cal_cache_copy"));
   auto barriers = reinterpret_cast<void (*)(int)>(lib->symbol("cal_barriers"));
   auto launches = reinterpret_cast<void (*)(int)>(lib->symbol("cal_launches"));
-  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches)
+  auto exps = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol("cal_exp"));
+  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !exps)
     return makeError(obj->objectPath + " lacks the calibration entry points");
   if (o.threads > 0) setThreads(o.threads);
   Calibration c;
@@ -161,6 +178,9 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   double localS = medianSeconds([&] { cacheCopy(localN, passes * 16); }, o.repeats);
   c.tileGBs = 8.0 * static_cast<double>(tileN) * passes * c.threads / tileS / 1e9;
   c.localGBs = 8.0 * static_cast<double>(localN) * passes * 16 * c.threads / localS / 1e9;
+  const int expPasses = 400;
+  double expS = medianSeconds([&] { exps(localN / 2, expPasses); }, o.repeats);
+  c.transcendentalGelems = static_cast<double>(localN / 2) * expPasses * c.threads / expS / 1e9;
   const int reps = 2000;
   double launchS = medianSeconds([&] { launches(reps); }, o.repeats);
   double barrierS = medianSeconds([&] { barriers(reps); }, o.repeats);
@@ -179,6 +199,7 @@ HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
   hw.syncCostUs[static_cast<int>(Scope::Device)] = c.barrierUs;
   hw.syncCostUs[static_cast<int>(Scope::Block)] = 0;
   hw.launchCostUs = c.launchUs;
+  hw.transcendentalGelems = c.transcendentalGelems;
   hw.maxUnits = c.threads;
   return hw;
 }

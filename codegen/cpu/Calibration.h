@@ -1,8 +1,9 @@
-// Calibration of the cpu-host description on the machine at hand (design.md sections 5 and 6):
+// Calibration of the cpu-host description on the machine at hand (docs/cpu.md, "Calibration"; docs/hardware.md):
 // microbenchmarks, compiled by the same compiler and flags as generated kernels, measure STREAM-style
 // copy and read bandwidth on DRAM-sized arrays, the bandwidth of a thread's cache-sized scratch (the
-// `tile` level) and of an L1-sized array (`local`), the cost of a barrier (device sync between two
-// parallel loops) and of a parallel region (a launch).
+// `tile` level) and of an L1-sized array (`local`), the rate of girExp on L1 data (the transcendentals'
+// compute rate), the cost of a barrier (device sync between two parallel loops) and of a parallel
+// region (a launch).
 #pragma once
 
 #include <string>
@@ -32,6 +33,7 @@ struct Calibration {
   double localGBs = 0;
   double barrierUs = 0;      // one omp barrier among the threads
   double launchUs = 0;       // one parallel region with an omp for over as many iterations as threads
+  double transcendentalGelems = 0;  // girExp evaluations per second on L1 data, all threads, in billions
   int threads = 0;
   std::string str() const;
 };
@@ -39,7 +41,7 @@ struct Calibration {
 Expected<Calibration> calibrate(const CalibrationOptions& options = {});
 
 // A copy of `base` with the measured figures written in: dram, tile and local bandwidths (levels by
-// scope), the device sync (barrier) and launch costs, max_units = threads. Block syncs stay free:
+// scope), the transcendental rate, the device sync (barrier) and launch costs, max_units = threads. Block syncs stay free:
 // a block's units run in turn on one thread.
 HardwareDesc applyCalibration(HardwareDesc base, const Calibration& c);
 

@@ -21,16 +21,23 @@ const MemoryLevelDesc* hardwareLevelFor(const Graph& g, const HardwareDesc& hw, 
   return nullptr;
 }
 
-// Floating-point work per output element: a transcendental is a polynomial of a few dozen flops
-// (girExp, girErf, girTanh in CpuPrelude), a division or square root the latency of several.
-int64_t flopsPerElement(ElementwiseOp op) {
+bool isTranscendental(ElementwiseOp op) {
   switch (op) {
     case ElementwiseOp::Exp:
     case ElementwiseOp::Sigmoid:
     case ElementwiseOp::Tanh:
     case ElementwiseOp::Erf:
     case ElementwiseOp::Log:
-    case ElementwiseOp::Pow: return 24;
+    case ElementwiseOp::Pow: return true;
+    default: return false;
+  }
+}
+
+// Floating-point work per output element besides the transcendentals (counted on their own): a
+// division or square root costs the latency of several.
+int64_t flopsPerElement(ElementwiseOp op) {
+  if (isTranscendental(op)) return 0;
+  switch (op) {
     case ElementwiseOp::Div:
     case ElementwiseOp::Sqrt:
     case ElementwiseOp::Rsqrt:
@@ -78,6 +85,8 @@ void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& 
     UnitDomain d = g.domainOf(n);
     int64_t units = d.end - d.begin;
     km.flops += nodeFlops(g, n) * units;
+    if (n.kind() == NodeKind::Elementwise && isTranscendental(std::get<ElementwisePayload>(n.payload).op))
+      km.transcendentals += g.slice(n.outputs[0]).numel() * units;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       BufferId b = g.slice(n.inputs[i]).buffer;
       bool device = isDeviceLevel(g, hw, g.buffer(b).level);
@@ -143,14 +152,22 @@ int64_t deviceFootprint(const Graph& g, const HardwareDesc& hw) {
   return bytes;
 }
 
-double kernelUs(const HardwareDesc& hw, const KernelModel& km, const std::map<std::string, int64_t>& bytesPerLevel) {
-  double us = hw.launchCostUs + hw.syncCostUs[static_cast<int>(Scope::Device)] + km.blockSyncs * hw.syncCostUs[static_cast<int>(Scope::Block)];
+// A transcendental without a measured rate weighs 24 flops (the prelude's polynomials).
+constexpr double kTranscendentalFlops = 24;
+
+void priceKernel(const HardwareDesc& hw, KernelModel& km, const std::map<std::string, int64_t>& bytesPerLevel) {
+  km.memoryUs = 0;
   for (const auto& [level, bytes] : bytesPerLevel) {
     const MemoryLevelDesc* l = hw.level(level);
-    if (l && l->bandwidthGBs > 0) us += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
+    if (l && l->bandwidthGBs > 0) km.memoryUs += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
   }
-  if (hw.peakGflops > 0) us += static_cast<double>(km.flops) / (hw.peakGflops * 1e3);
-  return us;
+  km.computeUs = 0;
+  double flops = static_cast<double>(km.flops);
+  if (hw.transcendentalGelems > 0) km.computeUs += static_cast<double>(km.transcendentals) / (hw.transcendentalGelems * 1e3);
+  else flops += kTranscendentalFlops * static_cast<double>(km.transcendentals);
+  if (hw.peakGflops > 0) km.computeUs += flops / (hw.peakGflops * 1e3);
+  km.modelledUs = hw.launchCostUs + hw.syncCostUs[static_cast<int>(Scope::Device)] + km.blockSyncs * hw.syncCostUs[static_cast<int>(Scope::Block)] +
+                  km.memoryUs + km.computeUs;
 }
 
 }  // namespace
@@ -176,7 +193,7 @@ GraphModel modelCpu(const Graph& g, const HardwareDesc& hw) {
     for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) km.dramBytes += bytes;
     km.bytesPerLevel = t.bytesPerLevel;
     priceDeviceTraffic(g, hw, m, t);
-    km.modelledUs = kernelUs(hw, km, t.bytesPerLevel);
+    priceKernel(hw, km, t.bytesPerLevel);
     m.modelledUs += km.modelledUs - hw.launchCostUs;
     m.dramBytes += km.dramBytes;
     m.kernels.push_back(std::move(km));

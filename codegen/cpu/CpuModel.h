@@ -1,10 +1,10 @@
 // The modelled time of a GIR-Graph on the CPU mapping, per kernel, and the error figures of modelled
-// against measured times (design.md section 6: MAPE, Spearman rank correlation across candidates).
+// against measured times (docs/cpu.md, "Modelled against measured": MAPE, Spearman across candidates).
 //
 //   kernel k [us] = launch_cost_us + sync_cost_us[device]              (its parallel loop and barrier)
 //                 + sum_level bytes_k(level) / (bandwidth(level) GB/s * 1e3)
 //                 + block_syncs_k * sync_cost_us[block]
-//                 + flops_k / (peak_gflops * 1e3)
+//                 + flops_k / (peak_gflops * 1e3) + transcendentals_k / (transcendental_gelems * 1e3)
 //   graph [us]    = launch_cost_us + sum_k (kernel k - launch_cost_us)  (gir_run: one parallel region)
 //
 // The bytes are those of the code the emitter writes (docs/cpu.md, "The cost model"): loop groups as
@@ -15,7 +15,10 @@
 // every thread's cache together (a repeated run finds it there), and a device buffer read again
 // after its first touch that fits one thread's cache (a parameter row every unit reads) is priced
 // there past that first touch. dramBytes stays every device access, what instrumented builds count.
-// Transcendentals weigh 24 flops per element, divisions and square roots 4.
+// Divisions and square roots weigh 4 flops per element. Transcendentals (exp, erf, tanh, ...) run at
+// the rate `gir run --calibrate` measures for girExp; an uncalibrated description prices one at 24
+// flops. Memory and compute add: on 96 candidates of the DRAM-scale scenarios an overlap term
+// (max + b * min) fitted no better on this machine (docs/cpu.md, "Modelled against measured").
 #pragma once
 
 #include <map>
@@ -31,8 +34,11 @@ struct KernelModel {
   int kernel = 0;
   std::map<std::string, int64_t> bytesPerLevel;  // hardware level name -> bytes read + written
   int64_t dramBytes = 0;
-  int64_t flops = 0;
+  int64_t flops = 0;            // besides the transcendentals
+  int64_t transcendentals = 0;  // elements of exp, sigmoid, tanh, erf, log, pow
   int blockSyncs = 0;
+  double memoryUs = 0;          // the traffic, each level at its bandwidth
+  double computeUs = 0;         // flops at peak_gflops, transcendentals at their calibrated rate
   double modelledUs = 0;  // alone: launch + barrier + traffic + syncs + compute
 };
 

@@ -1,4 +1,4 @@
-// A target's hardware description, loaded from hardware/NAME.json (design.md section 5).
+// A target's hardware description, loaded from hardware/NAME.json (docs/hardware.md).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ struct MemoryLevelDesc {
   int64_t granularityBytes = 0;  // contiguous bytes for a full-efficiency access
 };
 
-// Ascend-specific facts: flags per ordered pipe pair and pipe latencies (ascend-kernels.md).
+// Ascend-specific facts: flags per ordered pipe pair and pipe latencies (docs/hardware.md, "Fields"; docs/ascend.md, "The machine").
 struct AscendDesc {
   int flagsPerPipePair = 4;
   int syncCostCycles = 1;
@@ -39,6 +39,9 @@ struct HardwareDesc {
   double syncCostUs[4] = {0, 0, 0, 0};  // per Scope: lane, unit, block, device
   double launchCostUs = 0;
   double peakGflops = 0;
+  // Transcendental evaluations (exp, erf, tanh, ...) per second over all units, in billions; 0 when not
+  // measured (a CPU model then prices one at 24 flops). `gir run --calibrate` measures it.
+  double transcendentalGelems = 0;
   std::optional<AscendDesc> ascend;
 
   const MemoryLevelDesc* level(const std::string& name) const;

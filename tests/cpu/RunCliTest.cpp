@@ -89,7 +89,7 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   INFO((c ? c->str() : c.error().str()));
   REQUIRE(c);
   CHECK(c->threads == 2);
-  for (double v : {c->streamCopyGBs, c->streamReadGBs, c->tileGBs, c->localGBs, c->launchUs}) CHECK(v > 0);
+  for (double v : {c->streamCopyGBs, c->streamReadGBs, c->tileGBs, c->localGBs, c->launchUs, c->transcendentalGelems}) CHECK(v > 0);
   CHECK(c->barrierUs >= 0);
   auto base = loadHardwareByName("cpu-host");
   REQUIRE(base);
@@ -98,9 +98,11 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK(hw.level("tile")->bandwidthGBs == c->tileGBs);
   CHECK(hw.level("local")->bandwidthGBs == c->localGBs);
   CHECK(hw.launchCostUs == c->launchUs);
+  CHECK(hw.transcendentalGelems == c->transcendentalGelems);
   auto back = parseHardwareDesc(hardwareToJson(hw), "calibrated.json");
   REQUIRE(back);
   CHECK(back->dramBandwidthGBs() == Approx(c->streamCopyGBs));
+  CHECK(back->transcendentalGelems == Approx(c->transcendentalGelems));
 }
 
 TEST_CASE("gir run on a GIR file too large to interpret decides it on the affine forms", "[cpu][cli]") {
