@@ -1,4 +1,4 @@
-// The Ascend inspector (design.md section 11): the .asck kernel stage by stage through the sync
+// The Ascend inspector (docs/app.md, "Tabs"): the .asck kernel stage by stage through the sync
 // insertion (input, deps, normalize, virtual, redundant, parity, merge, physical, output), a per-pipe
 // timeline of the output's simulated run with set -> wait arrows, one row per flag ID per pipe pair
 // with its live intervals, and the Chrome trace export (Perfetto).

@@ -1,4 +1,4 @@
-// A VizGraph drawn in a QGraphicsView (design.md section 11): the Graphviz layout runs on a worker
+// A VizGraph drawn in a QGraphicsView (docs/app.md, "Decisions"): the Graphviz layout runs on a worker
 // thread and a newer graph cancels an older layout; wheel zooms, drag pans; above the collapse
 // threshold kernels show as single nodes that a double-click expands (and a double-click on an
 // expanded kernel's frame collapses again).

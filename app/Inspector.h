@@ -1,4 +1,4 @@
-// The inspector (design.md section 11): what the selected item of a canvas is. For a gOperator: its
+// The inspector (docs/app.md, "Tabs", GIR-Graph): what the selected item of a canvas is. For a gOperator: its
 // kind, its pattern, the level, shape and bytes of every slice, the units it runs on; for a sync the
 // scope and why it is there; for an edge (a slice) its level, bytes and units; for a model op its
 // intensity decision.

@@ -1,5 +1,5 @@
-// The one main window (design.md section 11): File menu (open ONNX / GIR text or JSON / .asck /
-// hardware JSON / workspace, save workspace, export SVG / PNG / dot), Edit menu with the stepping
+// The one main window (docs/app.md, "Layout"): File menu (open ONNX / GIR text or JSON / .asck /
+// hardware JSON / workspace, save workspace, export SVG / PNG / dot), Step menu with the stepping
 // shortcuts, and the tabs Model, GIR-Graph (canvas + inspector + rewrite stepper), Plans, Ascend and
 // Measure.
 // Errors are shown in a non-blocking message box (QMessageBox::open) and announced by errorReported.

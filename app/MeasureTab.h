@@ -1,4 +1,4 @@
-// The Measure tab (design.md section 11): launch the open GIR-Graph's kernels on this machine's CPU
+// The Measure tab (docs/app.md, "Tabs"): launch the open GIR-Graph's kernels on this machine's CPU
 // (codegen/cpu) on a worker thread with progress and cancel; a table of kernels with modelled against
 // measured time; a Qt Charts scatter with the error figures; clicking a point selects the kernel.
 #pragma once

@@ -1,4 +1,4 @@
-// The Model tab (design.md section 11): the computation graph with its memory-bound subgraphs as
+// The Model tab (docs/app.md, "Tabs"): the computation graph with its memory-bound subgraphs as
 // highlighted clusters and library ops labelled with their intensity decision; the subgraph list and
 // the library-op table beside it. Picking a subgraph asks the session to lower it and open its GIR.
 #pragma once

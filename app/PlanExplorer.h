@@ -1,4 +1,4 @@
-// The plan explorer's per-op view (design.md section 11, issue #9): for one memory-bound subgraph a
+// The plan explorer's per-op view (docs/app.md, "Tabs", Plans; issue #9): for one memory-bound subgraph a
 // table with one row per op — its name and kind, a combo of the templates it offers (default: the
 // GIR search's choice) and a "new kernel here" toggle (default: the GIR planner's kernels) — and
 // Re-plan, which lowers the user's plan on a worker thread, validates it (verifier, memory-model

@@ -1,4 +1,4 @@
-// The plan explorer (design.md section 11): the plans of the open model — at once the baselines'
+// The plan explorer (docs/app.md, "Tabs"): the plans of the open model — at once the baselines'
 // analytic plans (eager, XLA-like, TVM-like), then, from a worker thread, every planner lowered to
 // GIR and validated with the GIR planner's row first (search/ModelPlanner.h) — kernels, DRAM bytes,
 // modelled time as a table and a Qt Charts bar chart; and a hardware what-if editor: edit a copy of

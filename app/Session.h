@@ -1,4 +1,4 @@
-// The app's document (design.md section 11): the loaded model and its preprocessing, the hardware
+// The app's document (docs/app.md, "Layers"): the loaded model and its preprocessing, the hardware
 // description, the GIR-Graph under the rewrite stepper, and the Ascend kernel. Widgets read it and
 // call its step API; they edit nothing themselves. Every failure comes back as a Diagnostic.
 #pragma once

@@ -1,4 +1,4 @@
-// The rewrite stepper (design.md section 11): applicable rewrites with their predicted cost change,
+// The rewrite stepper (docs/app.md, "Tabs", GIR-Graph): applicable rewrites with their predicted cost change,
 // apply, undo/redo, the history with each step's validity badge and the running cost curve, the
 // greedy run and its playback (play, pause, step, jump), and a loud banner for a failing step.
 #pragma once

@@ -1,4 +1,4 @@
-// Workspaces (design.md section 11): what the session holds, saved as JSON — the model and its
+// Workspaces (docs/app.md, "Decisions"): what the session holds, saved as JSON — the model and its
 // selected subgraph, or the GIR file; the rewrite history as a replayable trace; the hardware
 // description (with the user's edits); the Ascend kernel. Written atomically with QSaveFile, so a
 // crash mid-save never loses the previous file.

@@ -1,6 +1,6 @@
 // `gir import MODEL.onnx [--target T] [--json] [--dot] [--graph] [--library-epilogue]`: import an ONNX
 // model, preprocess it for a target (library calls vs memory-bound subgraphs) and print the summary
-// (design.md §2); --library-epilogue folds each compute-bound call's epilogue into the call first
+// (docs/import.md); --library-epilogue folds each compute-bound call's epilogue into the call first
 // (compute/LibraryFusion.h), lists the folded ops and summarizes the adjusted subgraphs.
 #include <iostream>
 #include <nlohmann/json.hpp>

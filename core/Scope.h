@@ -1,4 +1,4 @@
-// Parallel scopes, smallest first: lane < unit < block < device (design.md section 3).
+// Parallel scopes, smallest first: lane < unit < block < device (docs/gir.md, "The model").
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// What a GIR-Graph costs, read from the graph alone (design.md section 6, docs/cost-model.md).
+// What a GIR-Graph costs, read from the graph alone (docs/plans.md, "The cost model").
 //
 // Per kernel k (kernels are separated by device syncs):
 //   t_k = launch_cost_us

@@ -1,4 +1,4 @@
-// The GIR planner's search (GIR paper section 6, design.md section 6): choose one template per op,
+// The GIR planner's search (GIR paper section 6; docs/plans.md, "The search"): choose one template per op,
 // lower the subgraph (per-op kernels joined by device syncs), run the greedy optimizer, and cost
 // the result with the model. Exhaustive branch and bound while the number of template
 // combinations is small, beam search above that; deterministic (options and ties in a fixed order).

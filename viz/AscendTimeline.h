@@ -1,4 +1,4 @@
-// The Ascend inspector's data (design.md section 11): a kernel loaded, its sync insertion stage by
+// The Ascend inspector's data (docs/app.md, "Tabs", Ascend): a kernel loaded, its sync insertion stage by
 // stage, and a timed run of the output on the simulator's model (in-order pipe queues, a wait starts
 // when the matching set has finished) with each op's start and end, the set -> wait pairs and each
 // flag's live intervals per pipe pair. Pure C++; the app draws it, tests compare it with simulate().
@@ -46,7 +46,7 @@ struct AscendTimeline {
   bool deadlock = false;  // the queues could not drain; ops holds what ran
 };
 
-// Schedules a trace (the timing rules of contract sections 1 and 5, as ascend::simulate applies them).
+// Schedules a trace (the timing rules of docs/ascend.md, "The machine", as ascend::simulate applies them).
 AscendTimeline scheduleTrace(const ascend::Trace& t, int syncCost);
 
 // Flag IDs used per ordered pipe pair (src, dst) -> count of distinct IDs in the rows.

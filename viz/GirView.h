@@ -1,4 +1,4 @@
-// A GIR-Graph as a VizGraph (design.md section 11): one node per live gOperator, shaped by kind;
+// A GIR-Graph as a VizGraph (docs/app.md, "Tabs", GIR-Graph): one node per live gOperator, shaped by kind;
 // one terminal per input/output buffer; edges from writer to reader per memory level with the bytes
 // the reader moves; kernels (split by device syncs) as clusters. And the union of two versions of
 // one graph for stable stepping: ids are stable across steps (erased nodes stay as tombstones).

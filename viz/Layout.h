@@ -1,4 +1,4 @@
-// Graphviz `dot` layout of a VizGraph (design.md section 11): a pure function that the app runs
+// Graphviz `dot` layout of a VizGraph (docs/app.md, "Decisions"): a pure function that the app runs
 // off the UI thread. Positions are in points with y growing downwards (Qt's convention).
 #pragma once
 

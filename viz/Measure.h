@@ -1,4 +1,4 @@
-// The Measure tab's work (design.md section 11): compile a GIR-Graph for this machine's CPU (the
+// The Measure tab's work (docs/app.md, "Tabs", Measure): compile a GIR-Graph for this machine's CPU (the
 // codegen/cpu launcher), check it against the interpreter, time each kernel alone, and pair the
 // times with the CPU cost model's per-kernel figures and its error figures. Pure C++; the app runs
 // it on a worker thread, polling `cancel` between the stages and reporting each stage.

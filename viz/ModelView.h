@@ -1,4 +1,4 @@
-// A model's computation graph as a VizGraph (design.md section 11, the Model tab): one node per op,
+// A model's computation graph as a VizGraph (docs/app.md, "Tabs", Model): one node per op,
 // memory-bound subgraphs as highlighted clusters, library ops labelled with their arithmetic
 // intensity and the decision taken (library call or lowered to GIR), tensors as DRAM edges.
 #pragma once

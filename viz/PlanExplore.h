@@ -1,4 +1,4 @@
-// The plan explorer's model (design.md section 11, issue #9): for one memory-bound subgraph, the
+// The plan explorer's model (docs/app.md, "Tabs", Plans; issue #9): for one memory-bound subgraph, the
 // templates each op offers, the GIR planner's choice (templates and kernel boundaries), every
 // planner's lowered plan, and the user's own plan — per-op templates and kernel boundaries —
 // lowered, optimized, validated and costed like the planners' plans. No Qt: the app's PlanExplorer

@@ -1,4 +1,4 @@
-// The plan explorer's numbers (design.md section 11): each baseline planner over every memory-bound
+// The plan explorer's numbers (docs/app.md, "Tabs", Plans): each baseline planner over every memory-bound
 // subgraph of a model, summed (kernels, DRAM bytes, modelled time), and what a hardware what-if edit
 // changed (intensity decisions, subgraphs, planner totals).
 #pragma once
@@ -30,7 +30,7 @@ struct ModelPlans {
   std::vector<PlannerTotals> planners;  // eager, xla, tvm
 };
 
-// The modelled time of `kernels` kernels moving `dramBytes` on `hw` (the cost model of section 6
+// The modelled time of `kernels` kernels moving `dramBytes` on `hw` (docs/plans.md, "The cost model",
 // restricted to what a baseline plan states).
 double modelledPlanUs(int64_t kernels, int64_t dramBytes, const HardwareDesc& hw);
 

@@ -1,4 +1,4 @@
-// The drawable graph every canvas of the app shows (design.md section 11): nodes with a kind, edges
+// The drawable graph every canvas of the app shows (docs/app.md, "Decisions"): nodes with a kind, edges
 // with a memory level and a byte count, clusters (kernels, subgraphs) and, for a rewrite step, the
 // diff state of each item. Built from a GIR-Graph, a before/after pair or a computation graph.
 #pragma once

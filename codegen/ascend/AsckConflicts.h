@@ -1,4 +1,4 @@
-// Conflicting pairs of a trace (contract section 4): for each dynamic instruction b and each other pipe p,
+// Conflicting pairs of a trace (docs/ascend.md, "Dependencies"): for each dynamic instruction b and each other pipe p,
 // the latest earlier instruction of p that touches an overlapping region with at least one write.
 // Queue order makes that one stand for every earlier conflicting instruction of p.
 #pragma once

@@ -1,4 +1,4 @@
-// Vector clocks over a trace and the robust check of contract section 5.
+// Vector clocks over a trace and the robust check of docs/ascend.md, "Correctness and figures".
 #include <algorithm>
 
 #include "codegen/ascend/AsckConflicts.h"

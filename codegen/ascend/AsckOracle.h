@@ -1,4 +1,4 @@
-// The correctness oracle of contract section 5 and the figures of section 6 for an output kernel.
+// The correctness oracle and the figures for an output kernel (docs/ascend.md, "Correctness and figures").
 #pragma once
 
 #include <cstdint>

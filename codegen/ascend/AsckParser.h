@@ -1,4 +1,4 @@
-// Parser for the .asck text format (ascend-kernels.md sections 2 and 3). Errors carry file:line:col
+// Parser for the .asck text format (docs/ascend.md, "Input and output format"). Errors carry file:line:col
 // and the offending line with a caret under the column.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Two-space indentation, one statement per line, sync lines as in contract section 3.
+// Two-space indentation, one statement per line, sync lines as in docs/ascend.md, "Input and output format".
 #include "codegen/ascend/AsckPrinter.h"
 
 #include <sstream>

@@ -1,4 +1,4 @@
-// Names, the pipe/memory reach table of contract section 1, and small tree helpers.
+// Names, the pipe/memory reach table of docs/ascend.md, "The machine", and small tree helpers.
 #include "codegen/ascend/AsckProgram.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@ const char* const kPipeNames[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
 const char* const kMemNames[] = {"GM", "UB", "L1", "L0A", "L0B", "L0C"};
 constexpr int bit(Mem m) { return 1 << static_cast<int>(m); }
 constexpr int kAll = 0x3f;
-// Reads and writes per pipe, in Pipe order (contract section 1 table).
+// Reads and writes per pipe, in Pipe order (docs/ascend.md, "The machine", table).
 constexpr int kReads[] = {kAll, bit(Mem::UB), bit(Mem::L0A) | bit(Mem::L0B) | bit(Mem::L0C), bit(Mem::L1),
                           bit(Mem::GM), bit(Mem::UB), bit(Mem::L0C)};
 constexpr int kWrites[] = {kAll,

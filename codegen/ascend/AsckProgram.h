@@ -1,5 +1,5 @@
 // The .asck kernel: pipes, memories, buffers, region references, instructions, sync lines, loops and ifs
-// (ascend-kernels.md sections 1-3; design.md section 9).
+// (docs/ascend.md, "The contract").
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 namespace gir::ascend {
 
-// The seven in-order queues of one AI Core (contract section 1; FIX moves L0C out).
+// The seven in-order queues of one AI Core (docs/ascend.md, "The machine"; FIX moves L0C out).
 enum class Pipe { S, V, M, MTE1, MTE2, MTE3, FIX };
 constexpr int kNumPipes = 7;
 enum class Mem { GM, UB, L1, L0A, L0B, L0C };

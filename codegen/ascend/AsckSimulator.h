@@ -1,6 +1,6 @@
-// The timed model of contract sections 1 and 5 for one trace, its happens-before structure (queue order,
-// set -> wait edges, barriers) for the latency-independent "robust" property, and the ideal and
-// barrier-all makespans of section 6.
+// The timed model of docs/ascend.md ("The machine", "Correctness and figures") for one trace, its
+// happens-before structure (queue order, set -> wait edges, barriers) for the latency-independent
+// "robust" property, and the ideal and barrier-all makespans (the same doc's figures).
 #pragma once
 
 #include <cstdint>
@@ -42,11 +42,11 @@ struct HappensBefore {
 };
 HappensBefore computeHappensBefore(const Trace& t);
 
-// Robust (contract section 5): every conflicting pair and every (wait k, set k+1) pair ordered by
+// Robust (docs/ascend.md, "Correctness and figures"): every conflicting pair and every (wait k, set k+1) pair ordered by
 // happens-before alone. Returns an empty string when robust, else the first unordered pair.
 std::string checkRobust(const Trace& t, const HappensBefore& hb);
 
-// Section 6 figures on a sync-free trace: every conflict kept directly at zero cost, and
+// The ideal and barrier-all figures on a sync-free trace: every conflict kept directly at zero cost, and
 // pipe_barrier ALL between consecutive instructions on different pipes.
 int64_t idealMakespan(const Trace& input);
 int64_t barrierAllMakespan(const Trace& input, int syncCost);

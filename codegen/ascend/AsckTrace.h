@@ -1,5 +1,6 @@
 // One whole run of a kernel for a given choice of branch outcomes, unrolled into per-pipe dynamic
-// operations (contract section 5: the scalar walk). The simulator and the insertion's checks read it.
+// operations (the scalar walk of docs/ascend.md, "Correctness and figures"). The simulator and the
+// insertion's checks read it.
 #pragma once
 
 #include <cstdint>

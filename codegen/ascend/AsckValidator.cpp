@@ -1,4 +1,4 @@
-// Contract section 2 checks, each reported with file:line:col and a caret line.
+// The checks of docs/ascend.md, "Input and output format", each reported with file:line:col and a caret line.
 #include "codegen/ascend/AsckValidator.h"
 
 #include "codegen/ascend/AsckParser.h"

@@ -1,4 +1,4 @@
-// Validation of a parsed .asck kernel (contract section 2): memory reach, tile indices in range for every
+// Validation of a parsed .asck kernel (docs/ascend.md, "Input and output format"): memory reach, tile indices in range for every
 // iteration, tile references only on tiled buffers, no sync lines in inputs, flag IDs within the target.
 #pragma once
 

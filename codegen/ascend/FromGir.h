@@ -1,5 +1,5 @@
-// Lowering a GIR-Graph to one AI Core's .asck program (issue 8, last point; ascend-kernels.md sections 1-2,
-// design.md section 9): units become loop iterations on the core, syncs that data crosses units through
+// Lowering a GIR-Graph to one AI Core's .asck program (issue 8, last point; docs/ascend.md,
+// "The contract"): units become loop iterations on the core, syncs that data crosses units through
 // split the units into phases (one loop nest after the other), per-unit slices become UB tiles
 // (double-buffered), MTE2 loads GM -> UB, V computes in UB, MTE3 stores UB -> GM. The output has no sync
 // lines: the insertion pipeline (SyncInsertion.h) adds them and the oracle (AsckOracle.h) judges them.

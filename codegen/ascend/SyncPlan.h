@@ -1,4 +1,4 @@
-// The sync insertion's working representation (design.md section 9): the normalized input stays
+// The sync insertion's working representation (docs/ascend.md, "The insertion"): the normalized input stays
 // immutable and every inserted set/wait/barrier is a PlacedSync at a program point (block, slot, order).
 // Stages edit the list of PlacedSyncs; materialize() produces the program text they stand for.
 #pragma once

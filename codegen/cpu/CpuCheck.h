@@ -1,6 +1,7 @@
 // The numeric checks of a compiled CPU kernel: against the GIR interpreter on random inputs, and for
 // a lowered subgraph against the computation graph's reference evaluator through the lowered
-// subgraph's buffer <-> tensor maps (design.md section 8: "every backend is checked by the same numerics").
+// subgraph's buffer <-> tensor maps (docs/import.md, "Reference evaluator": every backend is checked
+// by the same numerics).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Compiling generated C++ with the system compiler into a shared object kept in a cache directory
-// keyed by the hash of source, compiler and flags, and loading it with dlopen (design.md section 8).
+// keyed by the hash of source, compiler and flags, and loading it with dlopen (docs/cpu.md, "Compiling and loading").
 // Compiler errors come back as a Diagnostic quoting the generated source line, never swallowed.
 #pragma once
 

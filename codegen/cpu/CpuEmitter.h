@@ -1,4 +1,4 @@
-// C++/OpenMP source for a GIR-Graph on the CPU (design.md section 8, in the spirit of Inductor's
+// C++/OpenMP source for a GIR-Graph on the CPU (docs/cpu.md, "The CPU mapping", in the spirit of Inductor's
 // C++ backend, seed 003): units become iterations of a parallel loop over blocks (a block = the
 // units one thread runs in turn, with a cache-resident scratch for block-scope levels), unit-scope
 // slices become small arrays, device syncs end a parallel loop (its implicit barrier), block syncs

@@ -1,4 +1,4 @@
-// CUDA and HIP source for a GIR-Graph (design.md section 8): one `__global__` function per kernel,
+// CUDA and HIP source for a GIR-Graph (docs/gpu.md): one `__global__` function per kernel,
 // a launcher that runs them in order, a host harness that checks and times them, and a build script.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The CUDA/HIP kernel emitter (design.md section 8, paper section 7's NVIDIA adaptation). Each node
+// The CUDA/HIP kernel emitter (docs/gpu.md, "The mapping"; paper section 7's NVIDIA adaptation). Each node
 // runs on the lanes of its unit: lane l takes elements l, l + W, l + 2W, ... (W = lanes per unit),
 // so a unit reads its contiguous slice coalesced, "each lane reads n elements with stride W".
 // Register arrays follow the same layout (unit-relative element q in lane q % W, slot q / W), so an

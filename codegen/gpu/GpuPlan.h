@@ -1,4 +1,4 @@
-// The GPU mapping of a GIR-Graph (design.md section 8, paper section 7): which kernel runs each node,
+// The GPU mapping of a GIR-Graph (docs/gpu.md, "The mapping"; paper section 7): which kernel runs each node,
 // and where each buffer lives. A unit is a warp (32 lanes) or a wavefront (64); device syncs split
 // kernels; unit-scoped levels become per-lane register arrays, block-scoped levels `__shared__`
 // arrays, and anything the register or shared mapping cannot hold falls back to global memory.

@@ -1,4 +1,4 @@
-// GPU targets of the CUDA and HIP emitters (design.md section 8): one mapping, parameterized by the
+// GPU targets of the CUDA and HIP emitters (docs/gpu.md): one mapping, parameterized by the
 // lanes of a unit (warp = 32, wavefront = 64) and by the API spelling of the toolchain.
 #pragma once
 

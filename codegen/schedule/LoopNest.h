@@ -2,7 +2,7 @@
 // of every slice the node touches, with each operand's stride per loop (0 where the operand does not
 // move: a reduced axis for the output, a new axis for a broadcast input). Adjacent loops that every
 // operand walks contiguously are merged, so the innermost loop is the longest contiguous run (the
-// paper's width) and is the one a backend vectorizes. Target-neutral (design.md section 8).
+// paper's width) and is the one a backend vectorizes. Target-neutral (docs/cpu.md, "The schedule").
 #pragma once
 
 #include <cstdint>

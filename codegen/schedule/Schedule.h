@@ -1,6 +1,6 @@
 // The schedule of a GIR-Graph: the graph reordered into kernels (split at device syncs), stages
 // (split at block syncs, run by every unit of a block in turn) and a placement per buffer
-// (design.md section 8, "reorder the graph into a schedule, then emit per target").
+// (docs/cpu.md, "The schedule": reorder the graph into a schedule, then emit per target).
 //
 // Target-neutral: a CPU thread running a block of units, or a CUDA block of warps, both execute
 // kernel by kernel, stage by stage, and need to know where each buffer's instances live. The

@@ -1,4 +1,4 @@
-// The computation graph (design.md section 2; GIR paper section 6): tensors with static shapes and
+// The computation graph (docs/import.md, "Computation graph"; GIR paper section 6): tensors with static shapes and
 // operators of the four basic kinds (elementwise, broadcast, reduce, transpose), layout ops and
 // library ops. A plain value type linked by dense ids; later layers lower each op to GIR.
 #pragma once

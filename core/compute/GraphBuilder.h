@@ -1,6 +1,6 @@
 // Builds a computation graph op by op: infers output shapes, checks operands, inserts explicit
 // broadcasts, and folds every op whose inputs are all constants (through the reference evaluator),
-// so shape arithmetic and initializer-only chains never reach the graph (design.md section 2).
+// so shape arithmetic and initializer-only chains never reach the graph (docs/import.md, "GraphBuilder").
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// Preprocessing of the computation graph (GIR paper section 6, design.md section 2): each library
+// Preprocessing of the computation graph (GIR paper section 6; docs/import.md, "Preprocessing"): each library
 // op is compute-bound or memory-bound by its arithmetic intensity (FLOPs / minimal bytes) against
 // the target's ridge point, not by its type; the memory-bound ops form connected subgraphs, each
 // of which later becomes a GIR-Graph.

@@ -1,4 +1,4 @@
-// The reference evaluator (design.md section 2): runs the computation graph directly with plain
+// The reference evaluator (docs/import.md, "Reference evaluator"): runs the computation graph directly with plain
 // loops, accumulating reductions and dot products in double. The numeric truth for every later
 // layer; also what the graph builder uses to fold constants.
 #pragma once

@@ -1,4 +1,4 @@
-// Affine offsets in the unit index: c + sum of a*u, a*(u/k), a*(u%k) (design.md section 3).
+// Affine offsets in the unit index: c + sum of a*u, a*(u/k), a*(u%k) (docs/gir.md, "The model").
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The GIR-Graph: buffers at memory levels, memory slices (the edges), gOperators (the nodes),
-// all units running the same graph; device syncs split it into kernels (design.md section 3).
+// all units running the same graph; device syncs split it into kernels (docs/gir.md, "The model", "Kernels").
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The executable meaning of a GIR-Graph: run every node for every unit of its domain on float32
-// data, in topological order (design.md section 4).
+// data, in topological order (docs/gir.md, "Interpreter and validity").
 #pragma once
 
 #include <cstdint>

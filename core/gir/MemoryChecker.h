@@ -1,5 +1,5 @@
 // The memory-model checker: replays a run and reports races, write-write conflicts, scope
-// violations and capacity overflows, each naming buffer, element, units and nodes (design.md section 4).
+// violations and capacity overflows, each naming buffer, element, units and nodes (docs/gir.md, "The checker's happens-before").
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // One call that decides whether a GIR-Graph is valid: it verifies, the memory-model checker finds
-// nothing, and it runs (design.md section 4). Used by `gir check`, the step API and the tests.
+// nothing, and it runs (docs/gir.md, "Interpreter and validity"). Used by `gir check`, the step API and the tests.
 #pragma once
 
 #include <string>

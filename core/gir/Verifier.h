@@ -1,4 +1,4 @@
-// Structural verification of a GIR-Graph: every rule a well-formed graph obeys (design.md section 3).
+// Structural verification of a GIR-Graph: every rule a well-formed graph obeys (docs/gir.md, "The verifier").
 #pragma once
 
 #include "core/Expected.h"

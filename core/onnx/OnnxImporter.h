@@ -1,4 +1,4 @@
-// ONNX import (design.md section 2): reads a model through libonnx's protobuf classes and builds a
+// ONNX import (docs/import.md, "ONNX import"): reads a model through libonnx's protobuf classes and builds a
 // computation graph of basic, layout and library ops, opsets 11-17. Anything it cannot represent
 // exactly is refused with a Diagnostic naming the file, the node, the op type and the reason.
 #pragma once

@@ -1,5 +1,5 @@
 // ONNX reductions and the normalizations built on them, decomposed into reduce + broadcast +
-// elementwise (design.md section 2): Softmax = reduce-max, sub, exp, reduce-sum, div;
+// elementwise (docs/import.md, "ONNX import"): Softmax = reduce-max, sub, exp, reduce-sum, div;
 // LayerNormalization = mean, sub, square, mean, add eps, rsqrt, mul, scale, bias.
 #include <algorithm>
 #include <cmath>

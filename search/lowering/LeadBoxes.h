@@ -5,7 +5,8 @@
 // the producer from the consumer's side, but it can be pushed back onto the producer from the
 // producer's side. Through a chain of single-consumer ops (BN -> ReLU -> Concat) every op of the
 // chain lands on the consumer's units; units that read nothing of the chain's tensor do nothing for
-// it. design.md's ShuffleNet example with the concat's second input computed inside the subgraph.
+// it. The ShuffleNet fragment (docs/rewrites.md, "Worked example") with the concat's second input computed
+// inside the subgraph; docs/plans.md, "Templates", lead.
 #pragma once
 
 #include <cstddef>

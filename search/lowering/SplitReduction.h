@@ -1,6 +1,6 @@
-// A reduction whose units each hold only part of the reduced dims (design.md section 6: "row and
-// column reductions done by the units of a block through shared memory, and across blocks through
-// DRAM with a second kernel"). Units holding the same output elements form a group: each unit
+// A reduction whose units each hold only part of the reduced dims (docs/plans.md, "Templates", split
+// reductions: row and column reductions done by the units of a block through shared memory, and across
+// blocks through DRAM with a second kernel). Units holding the same output elements form a group: each unit
 // reduces its box to a partial, stores it to a scratch buffer, and after a sync the group's first
 // unit (its leader) combines the partials and stores the result. The lowering joins the scratch
 // buffer with a device sync; sync-insertion then finds whether the group shares a block (a block

@@ -1,5 +1,5 @@
-// A transpose tiled through shared memory (design.md section 6, "transpose done directly or tiled
-// through shared memory"). Reading a transpose's source along the destination's order touches one
+// A transpose tiled through shared memory (docs/plans.md, "Templates", tiled: a transpose done directly
+// or tiled through shared memory). Reading a transpose's source along the destination's order touches one
 // element per DRAM transaction; the tiled template gives a block of units a `tile` x `tile` square
 // over the two dims that are innermost in the source and in the destination. Each unit first
 // copies a strip of the square along the source's innermost dim (contiguous DRAM reads) into a

@@ -2,7 +2,7 @@
 // same extent. A template is a rule for choosing the boxes: "natural" splits leading dims of the
 // space over units (indexed by destination, or by source for a reduction); "follow" takes the boxes
 // that make this op read a tensor exactly as its producer's units wrote it (indexed by source), the
-// choice that lets merge keep the tensor in registers (design.md's ShuffleNet example).
+// choice that lets merge keep the tensor in registers (the ShuffleNet fragment, docs/rewrites.md).
 #pragma once
 
 #include <optional>

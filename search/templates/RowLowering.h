@@ -1,4 +1,4 @@
-// Row templates (GIR paper section 6, design.md section 6): a memory-bound subgraph whose tensors are
+// Row templates (GIR paper section 6; docs/templates.md): a memory-bound subgraph whose tensors are
 // all views of one row space [rows, cols] — full rows, one value per row (reduced over the last
 // axis), one vector per column (gamma, beta) or a scalar — lowers op by op to GIR-Graphs that share
 // one parallel structure: unit u owns `rowsPerUnit` consecutive rows. Each op is its own kernel

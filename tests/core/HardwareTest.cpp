@@ -1,4 +1,4 @@
-// Every shipped hardware description loads and says what design.md section 5 requires of it.
+// Every shipped hardware description loads and says what docs/hardware.md, "Shipped descriptions", requires of it.
 #include <catch2/catch.hpp>
 
 #include "core/hw/HardwareDesc.h"

@@ -1,6 +1,6 @@
 // The lead template (a producer takes the boxes under which it writes what each unit of a later
 // consumer reads, LeadBoxes.h): on a concat's first and second input, on both at once, through a
-// chain (BN -> ReLU -> Concat), and design.md's ShuffleNet block with its second half computed
+// chain (BN -> ReLU -> Concat), and the ShuffleNet block (docs/rewrites.md) with its second half computed
 // inside the subgraph. Every lowered graph is verified, memory-checked and compared with the
 // reference evaluator, before and after the greedy optimizer; every lead option either lowers to
 // such a graph or is rejected with a message.
@@ -85,7 +85,7 @@ Graph concatOfRelu(bool reluFirst, int64_t c, int64_t hw) {
 }
 
 // BN -> ReLU -> Concat(x_pass, relu) -> Reshape -> Transpose -> Reshape -> Split: ShuffleNetV2's
-// block (design.md's worked example with the second half computed inside the subgraph).
+// block (docs/rewrites.md's worked example with the second half computed inside the subgraph).
 Graph shuffleBlock(int64_t c, int64_t hw) {
   Graph g;
   g.name = "shuffle_block";
