@@ -1,4 +1,4 @@
-// The canvas items (style.md: items own nothing but their drawing; the scene owns the items): one per
+// The canvas items (docs/style.md: items own nothing but their drawing; the scene owns the items): one per
 // node, edge and cluster of a viz::SceneModel, and the legend with the per-level byte totals.
 #pragma once
 

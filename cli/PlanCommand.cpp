@@ -1,6 +1,6 @@
 // `gir plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions]
 //  [--no-validate] [--library-epilogue]`: plan every memory-bound subgraph of a model with the GIR planner and the baseline
-// planners (baselines.md section 5), lower every plan to GIR with the same templates, check it
+// planners (docs/baselines.md), lower every plan to GIR with the same templates, check it
 // (verifier, memory-model checker, reference evaluator), and print kernels, DRAM bytes, minimal
 // bytes, modelled time and the search statistics per subgraph and in total. --library-epilogue folds
 // each compute-bound call's epilogue into the call first (compute/LibraryFusion.h) and lists them.

@@ -1,4 +1,4 @@
-// Expected<T>: a value or a Diagnostic. Errors cross library boundaries as values (style.md).
+// Expected<T>: a value or a Diagnostic. Errors cross library boundaries as values (docs/style.md).
 #pragma once
 
 #include <cassert>

@@ -1,5 +1,5 @@
 // Every IR edit goes through a GraphEditor, which logs before/after copies so a step can be undone,
-// redone and replayed (style.md: MLIR's rewriter, egg's explanations). Given a UseDef, it keeps it
+// redone and replayed (docs/style.md: MLIR's rewriter, egg's explanations). Given a UseDef, it keeps it
 // up to date edit by edit, so a driver never recomputes it over the whole graph.
 #pragma once
 

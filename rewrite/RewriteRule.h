@@ -1,5 +1,5 @@
 // A rewrite rule: `match` finds sites that carry every fact `apply` needs; `apply` rewrites one
-// site through a GraphEditor; `explain` says why in one sentence (style.md, paper section 5.1).
+// site through a GraphEditor; `explain` says why in one sentence (docs/style.md; docs/rewrites.md).
 #pragma once
 
 #include <memory>
@@ -44,7 +44,7 @@ class RewriteRule {
   std::vector<Site> match(const Graph& g, const UseDef& ud) const;
 };
 
-// Every rule, in the greedy optimizer's order; no static registration (style.md).
+// Every rule, in the greedy optimizer's order; no static registration (docs/style.md).
 std::vector<std::unique_ptr<RewriteRule>> allRules();
 const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rules, std::string_view name);
 

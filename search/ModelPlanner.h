@@ -19,7 +19,7 @@ namespace gir::search {
 
 struct PlannerResult {
   std::string planner;          // "gir", "eager", "xla", "tvm"
-  std::optional<Plan> analytic; // baselines: the plan and its accounting (baselines.md 5.0)
+  std::optional<Plan> analytic; // baselines: the plan and its accounting (docs/baselines.md, "The common model")
   LoweredPlan lowered;          // the plan as one GIR-Graph
   std::string origin;           // gir: "whole subgraph" or "groups of <planner>"
   bool valid = false;           // verifier + memory-model checker + reference evaluator
@@ -46,7 +46,7 @@ struct PlanRequest {
   SearchOptions search;
   // Library-op epilogues (compute/LibraryFusion.h): planModel folds each compute-bound call's
   // epilogue into the call before any planner runs, so every planner plans the same subgraphs.
-  // Off by default (baselines.md 5.2 gemm_epilogue, 5.3 library_epilogue). planSubgraph plans the
+  // Off by default (docs/baselines.md, "Library epilogue options"). planSubgraph plans the
   // subgraph it is given and ignores this.
   bool libraryEpilogue = false;
 };

@@ -2,8 +2,8 @@
 // group is lowered with the templates the GIR search picks for it alone and optimized by the greedy
 // optimizer alone (so fusion never crosses a group boundary), and the groups are joined in order
 // with a device sync between the store of a tensor in one group and its loads in a later one.
-// This is how the baselines reach GIR (baselines.md 5.0: "lower each kernel with the standard
-// templates"), so a comparison measures fusion decisions, not weaker kernels.
+// This is how the baselines reach GIR (docs/baselines.md, "Lowering a plan to GIR"), so a comparison
+// measures fusion decisions, not weaker kernels.
 #pragma once
 
 #include <string>

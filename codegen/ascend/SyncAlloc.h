@@ -1,4 +1,4 @@
-// Stages 6-7 of the sync insertion (seed 004 section 2.4): merge virtual flags until at most N are live
+// Stages 6-7 of the sync insertion (docs/ascend.md, "The insertion"): merge virtual flags until at most N are live
 // at every point of every pipe pair, then give each a physical ID by greedy colouring, checking that
 // every wait of the previous user of an ID happens before the next set (else a reverse set/wait pair).
 #pragma once

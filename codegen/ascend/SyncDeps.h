@@ -1,4 +1,4 @@
-// Stage 1 of the sync insertion (seed 004 section 2.1): which pairs of static instructions on different
+// Stage 1 of the sync insertion (docs/ascend.md, "The insertion", Dependencies): which pairs of static instructions on different
 // pipes conflict (RAW/WAR/WAW), in the same iteration or across iterations of their common loops.
 #pragma once
 

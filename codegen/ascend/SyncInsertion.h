@@ -1,4 +1,4 @@
-// The sync insertion pipeline (seed 004; docs/ascend.md, "The insertion"), one linear function with a dump after
+// The sync insertion pipeline (docs/ascend.md, "The insertion"), one linear function with a dump after
 // every stage: deps, normalize, virtual, redundant, parity, merge, physical.
 #pragma once
 

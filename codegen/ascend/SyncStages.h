@@ -1,4 +1,4 @@
-// Stages 2-5 of the sync insertion (seed 004 sections 2.2-2.3), each a free function on the plan:
+// Stages 2-5 of the sync insertion (docs/ascend.md, "The insertion"), each a free function on the plan:
 // CFG normalization, virtual set/wait insertion, redundant removal (figure 13), the mod-2 parity fix.
 #pragma once
 

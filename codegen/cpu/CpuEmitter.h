@@ -1,5 +1,5 @@
 // C++/OpenMP source for a GIR-Graph on the CPU (docs/cpu.md, "The CPU mapping", in the spirit of Inductor's
-// C++ backend, seed 003): units become iterations of a parallel loop over blocks (a block = the
+// C++ backend; docs/cpu.md): units become iterations of a parallel loop over blocks (a block = the
 // units one thread runs in turn, with a cache-resident scratch for block-scope levels), unit-scope
 // slices become small arrays, device syncs end a parallel loop (its implicit barrier), block syncs
 // order the stages inside a block's thread, innermost contiguous loops carry `#pragma omp simd`.

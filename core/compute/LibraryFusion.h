@@ -1,4 +1,4 @@
-// Library-op epilogues (docs/import.md, "Preprocessing"; baselines.md 5.2 gemm_epilogue, 5.3 library_epilogue):
+// Library-op epilogues (docs/import.md, "Preprocessing"; docs/baselines.md, "Library epilogue options"):
 // moves the boundary between a compute-bound library call and the memory-bound subgraph that reads
 // its output. Elementwise ops applied to the call's output tile with only small side operands (a
 // bias vector, a scalar) run inside the call, as cuBLASLt epilogues, oneDNN post-ops and CUTLASS

@@ -1,4 +1,4 @@
-// Baseline (a), eager (baselines.md section 5.1): every op is its own kernel; reshapes are free
+// Baseline (a), eager (docs/baselines.md, "Eager"): every op is its own kernel; reshapes are free
 // aliases, broadcasts optionally views, a Split one kernel writing all its outputs.
 #include "search/baselines/EagerPlanner.h"
 

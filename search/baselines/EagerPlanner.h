@@ -1,5 +1,5 @@
 // Baseline (a), eager: one kernel per op, as PyTorch eager or ONNX Runtime without graph fusion
-// run a model (baselines.md section 5.1).
+// run a model (docs/baselines.md, "Eager").
 #pragma once
 
 #include "search/baselines/PlanModel.h"

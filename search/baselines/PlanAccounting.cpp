@@ -1,6 +1,6 @@
-// Per-kernel accounting of a plan (baselines.md section 5.0): ext_in, ext_out, DRAM bytes,
-// access bytes (reads counted with reuse), flops at the points where each instance is
-// evaluated, and a topological kernel order.
+// Per-kernel accounting of a plan (docs/baselines.md, "The common model"): ext_in, ext_out, DRAM bytes,
+// access bytes (reads counted with reuse), flops at the points where each instance is evaluated, and a
+// topological kernel order.
 #include <algorithm>
 #include <map>
 #include <optional>

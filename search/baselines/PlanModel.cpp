@@ -1,5 +1,5 @@
 // The common model of the baseline planners: problem normalization and per-kernel accounting
-// (baselines.md section 5.0).
+// (docs/baselines.md, "The common model").
 #include "search/baselines/PlanModel.h"
 
 #include <algorithm>
@@ -25,7 +25,7 @@ std::string_view kernelKindName(KernelKind k) {
 
 int64_t PlanProblem::bytes(TensorId t) const { return compute::tensorBytes(graph->tensor(t)); }
 
-// Scalar constants are folded into their consumers (section 5.0): never a DRAM read.
+// Scalar constants are folded into their consumers ("The common model"): never a DRAM read.
 static bool isScalarConstant(const compute::Tensor& t) {
   return t.isConstant() && compute::numElements(t.dims) == 1;
 }

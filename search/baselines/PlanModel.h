@@ -1,5 +1,5 @@
-// The common model of the baseline planners (baselines.md section 5.0): the normalized problem a
-// planner sees, the kernels and decisions it returns, and the per-kernel DRAM accounting that
+// The common model of the baseline planners (docs/baselines.md, "The common model"): the normalized
+// problem a planner sees, the kernels and decisions it returns, and the per-kernel DRAM accounting that
 // makes eager, xla-like and tvm-like comparable (same graph, same normalizations, same bytes).
 #pragma once
 
@@ -93,7 +93,7 @@ struct Plan {
 // exports or the kernels form a cycle (a planner bug, reported rather than asserted).
 Status finalizePlan(const PlanProblem& p, Plan& plan);
 
-// Bytes of the distinct inputs read by some node plus the distinct outputs (section 5.0).
+// Bytes of the distinct inputs read by some node plus the distinct outputs ("The common model").
 int64_t lowerBoundBytes(const PlanProblem& p);
 
 // Elements of `in` that one full evaluation of `n` reads (a broadcast reads its output's count).

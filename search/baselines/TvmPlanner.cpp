@@ -1,4 +1,4 @@
-// Baseline (c), tvm-like (baselines.md sections 2.2, 2.3, 5.3): relay's post-dominator tree and
+// Baseline (c), tvm-like (docs/baselines.md, "tvm-like"): relay's post-dominator tree and
 // the GraphPartitioner's three phases over the normalized problem. Phase 2 only joins tuples,
 // which our IR does not have (Concat is an n-ary injective op), so it is a no-op here.
 #include "search/baselines/TvmPlanner.h"

@@ -1,5 +1,5 @@
 // Baseline (c), tvm-like: op pattern kinds, the post-dominator tree and relay's GraphPartitioner
-// (baselines.md sections 2.1-2.3 and 5.3). No node is ever duplicated.
+// (docs/baselines.md, "tvm-like"). No node is ever duplicated.
 #pragma once
 
 #include "search/baselines/PlanModel.h"

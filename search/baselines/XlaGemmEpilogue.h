@@ -1,7 +1,7 @@
-// The xla-like planner's option gemm_epilogue (baselines.md 5.2: XLA's GemmRewriter folds a bias
-// add and a simple activation into the cuBLASLt call): before any fusion, every library call of
-// the problem takes the epilogue of the shared rule (core/compute/LibraryFusion.h) as one Library
-// kernel, which later stages never fuse further. Off by default.
+// The xla-like planner's option gemm_epilogue (docs/baselines.md, "Library epilogue options": XLA's
+// GemmRewriter folds a bias add and a simple activation into the cuBLASLt call): before any fusion, every
+// library call of the problem takes the epilogue of the shared rule (core/compute/LibraryFusion.h) as one
+// Library kernel, which later stages never fuse further. Off by default.
 #pragma once
 
 #include "search/baselines/XlaGroups.h"

@@ -1,5 +1,5 @@
-// Stage C of the xla-like planner, GpuMultiOutputFusion (baselines.md sections 1.5 and 5.2):
-// sibling fusion of independent groups that read the same tensor over the same loop shape, and
+// Stage C of the xla-like planner, GpuMultiOutputFusion (docs/baselines.md, "Stage C: multi-output
+// fusion"): sibling fusion of independent groups that read the same tensor over the same loop shape, and
 // producer-consumer fusion that lets a consumer also store its producer's result.
 #include <algorithm>
 #include <map>

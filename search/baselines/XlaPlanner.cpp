@@ -1,4 +1,4 @@
-// Baseline (b), xla-like (baselines.md section 5.2): stage A, instruction fusion of single-node
+// Baseline (b), xla-like (docs/baselines.md, "xla-like"): stage A, instruction fusion of single-node
 // producers into consumers (first without, then with duplication); stage B, FusionMerger;
 // repeated to a fixpoint like HloPassFix; then stage C, multi-output fusion (XlaMultiOutput.cpp).
 #include "search/baselines/XlaPlanner.h"
@@ -40,7 +40,7 @@ std::set<int> globallyUnfusible(const PlanProblem& p) {
   return forbidden;
 }
 
-// ShouldFuse(consumer, producer) of section 5.2 stage A; returns the deciding rule id.
+// ShouldFuse(consumer, producer) (docs/baselines.md, "Stage A: instruction fusion"); returns the deciding rule id.
 const char* shouldFuse(const PlanProblem& p, const XlaGroups& gs, const XlaOptions& o, int pg, int c, bool dup,
                        const std::set<int>& forbidden) {
   if (gs.isFusion(pg) || gs.group(pg).roots.size() > 1) return "xla.producer_is_fusion";
@@ -131,7 +131,7 @@ bool containsExpensive(const PlanProblem& p, const XlaGroups& gs, int pg) {
   return false;
 }
 
-// FusionMerger for one loop fusion P (classic byte-ratio version of section 1.4).
+// FusionMerger for one loop fusion P, the classic byte-ratio version (docs/baselines.md, "Stage B: FusionMerger").
 bool tryMerge(const PlanProblem& p, XlaGroups& gs, const XlaOptions& o, int pg, Plan& plan) {
   int root = gs.key(pg);
   if (p.isOutput[index(p.node(root).out)]) return false;  // a computation root stays

@@ -1,5 +1,5 @@
 // Baseline (b), xla-like: GpuInstructionFusion (two sweeps), FusionMerger with the byte-ratio
-// rule, GpuMultiOutputFusion, repeated to a fixpoint (baselines.md sections 1.1-1.5 and 5.2).
+// rule, GpuMultiOutputFusion, repeated to a fixpoint (docs/baselines.md, "xla-like").
 #pragma once
 
 #include "search/baselines/PlanModel.h"

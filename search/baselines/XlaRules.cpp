@@ -1,4 +1,4 @@
-// Op properties and budgets of the xla-like planner (baselines.md sections 1.2, 1.3, 5.2).
+// Op properties and budgets of the xla-like planner (docs/baselines.md, "Op properties" and "Budget").
 #include "search/baselines/XlaRules.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Op properties and budgets of the xla-like planner (baselines.md sections 1.2, 1.3 and 5.2),
+// Op properties and budgets of the xla-like planner (docs/baselines.md, "Op properties" and "Budget"),
 // evaluated on the normalized problem. Each predicate is named after the XLA helper it mirrors.
 #pragma once
 

@@ -1,7 +1,8 @@
-// The xla-like planner's gemm_epilogue option (baselines.md 5.2; search/baselines/XlaGemmEpilogue.h):
-// a library call takes its bias/activation epilogue as one Library kernel, the operand-side op
-// (a prologue) stays a kernel of its own, and on the transformer block the calls take exactly the
-// ops that planModel's --library-epilogue folds (core/compute/LibraryFusion.h: one rule for both).
+// The xla-like planner's gemm_epilogue option (docs/baselines.md, "Library epilogue options";
+// XlaGemmEpilogue.h): a library call takes its bias/activation epilogue as one Library kernel, the
+// operand-side op (a prologue) stays a kernel of its own, and on the transformer block the calls take
+// exactly the ops that planModel's --library-epilogue folds (core/compute/LibraryFusion.h: one rule for
+// both).
 #include <catch2/catch.hpp>
 
 #include <set>

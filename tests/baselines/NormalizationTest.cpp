@@ -1,5 +1,5 @@
-// The shared normalizations of baselines.md section 5.0 and a few single rules: reshapes are free
-// aliases, a Split is one eager kernel but one slice per output for xla/tvm, library ops are
+// The shared normalizations (docs/baselines.md, "The common model") and a few single rules: reshapes are
+// free aliases, a Split is one eager kernel but one slice per output for xla/tvm, library ops are
 // boundaries, eager can materialize broadcasts, and the xla-like budget refuses a too-wide fusion.
 #include <catch2/catch.hpp>
 

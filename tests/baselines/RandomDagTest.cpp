@@ -1,4 +1,4 @@
-// Property tests of baselines.md section 6 over seeded random DAGs of the op set (elementwise,
+// Property tests (docs/baselines.md, "Tests") over seeded random DAGs of the op set (elementwise,
 // broadcasts the builder inserts, reduce, transpose, slice, concat, reshape, matmul): coverage,
 // kernel order, tvm-like never duplicates nor holds two reductions, xla-like within budgets,
 // launches xla <= eager and tvm <= eager, bytes lower bound <= tvm <= eager.
@@ -138,7 +138,7 @@ void checkXlaBudgets(const search::PlanProblem& p, const search::Plan& plan) {
 
 }  // namespace
 
-TEST_CASE("random DAGs: section-6 properties of the three baselines", "[baselines][random]") {
+TEST_CASE("random DAGs: the properties every baseline plan keeps (docs/baselines.md)", "[baselines][random]") {
   std::map<std::string, int64_t> fused;  // kernels saved against eager, summed: the test must bite
   for (uint32_t seed = 1; seed <= kDags; ++seed) {
     Graph g = DagMaker(seed).make();

@@ -53,8 +53,8 @@ TEST_CASE("every bundled scenario plans with every baseline", "[baselines][scena
         if (name == "tvm") CHECK(instances == p.nodes.size());
         else CHECK(instances >= p.nodes.size());
       }
-      // Section 6's orderings hold on every bundled subgraph. (A Split whose slices cannot fuse
-      // could break them, since eager writes all its outputs in one kernel: docs/baselines.md.)
+      // The random-DAG orderings hold on every bundled subgraph. (A Split whose slices cannot fuse
+      // could break them, since eager writes all its outputs in one kernel: docs/baselines.md, "Tests".)
       CHECK(totals["xla"].kernels <= totals["eager"].kernels);
       CHECK(totals["tvm"].kernels <= totals["eager"].kernels);
       CHECK(totals["tvm"].dramBytes() <= totals["eager"].dramBytes());

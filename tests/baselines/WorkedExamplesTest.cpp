@@ -1,8 +1,8 @@
-// The worked examples E1-E6 of baselines.md section 6 at N=64, C=256: kernels and DRAM bytes of
-// eager, xla-like and tvm-like equal the section's formulas (written out here, independently of
-// the planners), and the printed plans match tests/golden/baselines/E*.txt (GIR_BLESS=1 rewrites).
-// Each plan lowered to GIR (same templates) is valid and moves exactly the analytic bytes in the
-// analytic number of kernels (section 6, property 5); the GIR plan reaches the lower bound
+// The worked examples at N=64, C=256 (docs/baselines.md, "Worked examples E1-E6"): kernels and DRAM bytes
+// of eager, xla-like and tvm-like equal the formulas there (written out here, independently of the
+// planners), and the printed plans match tests/golden/baselines/E*.txt (GIR_BLESS=1 rewrites). Each plan
+// lowered to GIR (same templates) is valid and moves exactly the analytic bytes in the analytic number of
+// kernels (docs/baselines.md, "Lowering a plan to GIR"); the GIR plan reaches the lower bound
 // (tests/golden/search/E*.txt hold the lowered table and the GIR templates).
 #include <catch2/catch.hpp>
 
@@ -120,7 +120,7 @@ TEST_CASE("E1 softmax: eager 5, tvm-like 4, xla-like 3 kernels", "[baselines]") 
 }
 
 // mean_C is built as sum_C: the graph has no mean, and the 1/C scale would be one more [N,1]
-// elementwise op that changes no fusion decision of section 6's derivation.
+// elementwise op that changes no fusion decision of the example's derivation.
 TEST_CASE("E2 layernorm: eager 9, tvm-like 4, xla-like 3 kernels", "[baselines]") {
   Graph g;
   g.name = "E2";

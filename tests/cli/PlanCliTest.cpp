@@ -26,7 +26,7 @@ TEST_CASE("gir plan --json: softmax has the E1 kernel counts and the byte orderi
     REQUIRE(j["planners"].contains(name));
     CHECK(j["planners"][name]["dram_bytes"].get<int64_t>() >= minimal);
   }
-  // softmax.onnx is baselines.md's E1: a max, a subtract, an exp, a sum and a divide.
+  // softmax.onnx is E1 (docs/baselines.md, "Worked examples E1-E6"): a max, a subtract, an exp, a sum and a divide.
   CHECK(j["planners"]["eager"]["kernels"] == 5);
   CHECK(j["planners"]["tvm"]["kernels"] == 4);
   CHECK(j["planners"]["xla"]["kernels"] == 3);
