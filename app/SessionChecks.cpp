@@ -122,8 +122,8 @@ void Session::takeGreedy(int generation, size_t position, GreedyOutcome outcome)
     return;
   }
   lastGreedy_ = outcome.result;
-  lastGreedyCancelled_ = outcome.cancelled;
-  lastFailure_ = outcome.result.stop == StopReason::StepFailed && !outcome.cancelled ? outcome.result.failure : std::string();
+  lastGreedyCancelled_ = outcome.result.stop == StopReason::Cancelled;
+  lastFailure_ = outcome.result.stop == StopReason::StepFailed ? outcome.result.failure : std::string();
   Graph before = stepper_->graph();
   std::vector<bool> verified;
   for (const StepRecord& r : outcome.steps) verified.push_back(r.verified);

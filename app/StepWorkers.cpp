@@ -46,11 +46,7 @@ std::vector<CheckOutcome> runChecks(CheckJob job, const std::shared_ptr<CheckRef
 GreedyOutcome runGreedyOnCopy(Graph g, std::optional<HardwareDesc> hw, bool checked, const std::function<bool(size_t)>& keepGoing) {
   GreedyOutcome out;
   Stepper st(std::move(g), std::move(hw), checked);
-  st.setStepGate([&](size_t made) {
-    if (keepGoing(made)) return true;
-    out.cancelled = true;
-    return false;
-  });
+  st.setStepGate(keepGoing);
   out.result = runGreedy(st);
   out.steps = st.history();
   out.graph = st.graph();

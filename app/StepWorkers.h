@@ -55,7 +55,6 @@ struct GreedyOutcome {
   GreedyResult result;
   std::vector<StepRecord> steps;  // every step made, to adopt into the session's stepper
   Graph graph;                    // the graph they led to
-  bool cancelled = false;
 };
 
 // The greedy optimizer on a copy of the graph, checked (every step verified on the way) or not.

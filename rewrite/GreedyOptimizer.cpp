@@ -17,6 +17,7 @@ std::string_view stopReasonName(StopReason r) {
     case StopReason::Converged: return "converged";
     case StopReason::StepLimit: return "step limit";
     case StopReason::StepFailed: return "step failed";
+    case StopReason::Cancelled: return "cancelled";
   }
   return "?";
 }
@@ -77,10 +78,10 @@ size_t fullIndex(const Stepper& st, const RewriteRule& rule, const Site& site) {
 }
 
 // Applies the phase's rules until none matches anywhere; `applied` tells whether any step ran.
-bool runPhase(Stepper& st, const std::vector<std::string_view>& names, const GreedyOptions& opt, std::mt19937_64& rng,
-              GreedyResult& res, bool& applied) {
+bool runPhase(Stepper& st, GreedyPhase phase, const GreedyOptions& opt, std::mt19937_64& rng, GreedyResult& res, bool& applied) {
   std::vector<const RewriteRule*> rules;
-  for (auto n : names) rules.push_back(findRule(st.rules(), n));
+  for (const auto& rule : st.rules())
+    if (rule->phase() == phase) rules.push_back(rule.get());
   Worklist wl;
   for (uint32_t i = 0; i < st.graph().nodes().size(); ++i)
     if (!st.graph().nodes()[i].erased) wl.push(NodeId(i));
@@ -99,6 +100,10 @@ bool runPhase(Stepper& st, const std::vector<std::string_view>& names, const Gre
       if (sites.empty()) continue;
       if (res.steps >= opt.maxSteps) {
         res.stop = StopReason::StepLimit;
+        return false;
+      }
+      if (!st.mayStep()) {
+        res.stop = StopReason::Cancelled;
         return false;
       }
       size_t pick = opt.randomSiteOrder ? std::uniform_int_distribution<size_t>(0, sites.size() - 1)(rng) : 0;
@@ -124,11 +129,13 @@ GreedyResult runGreedy(Stepper& st, const GreedyOptions& opt) {
   GreedyResult res;
   std::mt19937_64 rng(opt.seed);
   for (;;) {
-    bool applied = false, merged = false;
-    if (!runPhase(st, {"sync-insertion"}, opt, rng, res, applied)) return res;
-    if (!runPhase(st, {"swap"}, opt, rng, res, applied)) return res;
-    if (!runPhase(st, {"merge-raw", "merge-rar", "dead-store"}, opt, rng, res, merged)) return res;
-    if (!merged) return res;
+    bool merged = false;
+    for (GreedyPhase phase : kGreedyPhases) {
+      bool applied = false;
+      if (!runPhase(st, phase, opt, rng, res, applied)) return res;
+      if (phase == GreedyPhase::Merge) merged = applied;
+    }
+    if (!merged) return res;  // a round without a merge leaves nothing new to insert or swap
   }
 }
 

@@ -7,7 +7,9 @@
 
 namespace gir {
 
-enum class StopReason { Converged, StepLimit, StepFailed };
+// Why a run stopped: nothing applies any more, the step limit, a step that failed its checks, or the
+// stepper's gate refused the next step (the app's Cancel).
+enum class StopReason { Converged, StepLimit, StepFailed, Cancelled };
 
 struct GreedyResult {
   size_t steps = 0;

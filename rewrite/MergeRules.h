@@ -10,6 +10,7 @@ namespace gir {
 class MergeRaw : public RewriteRule {
  public:
   std::string_view name() const override { return "merge-raw"; }
+  GreedyPhase phase() const override { return GreedyPhase::Merge; }
   void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
@@ -18,6 +19,7 @@ class MergeRaw : public RewriteRule {
 class MergeRar : public RewriteRule {
  public:
   std::string_view name() const override { return "merge-rar"; }
+  GreedyPhase phase() const override { return GreedyPhase::Merge; }
   void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
@@ -26,6 +28,7 @@ class MergeRar : public RewriteRule {
 class DeadStore : public RewriteRule {
  public:
   std::string_view name() const override { return "dead-store"; }
+  GreedyPhase phase() const override { return GreedyPhase::Merge; }
   void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;

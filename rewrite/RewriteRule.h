@@ -28,10 +28,17 @@ struct Site {
   std::string key() const;        // stable text identifying the site ("n3,n5|s4"), for traces
 };
 
+// The greedy optimizer's phases, in the order one round runs them (paper Algorithm 1): insert syncs
+// everywhere possible, swap everywhere possible, merge until nothing merges. A rule names its phase,
+// so the driver groups rule objects and never looks a rule up by its name.
+enum class GreedyPhase { SyncInsertion, Swap, Merge };
+inline constexpr GreedyPhase kGreedyPhases[] = {GreedyPhase::SyncInsertion, GreedyPhase::Swap, GreedyPhase::Merge};
+
 class RewriteRule {
  public:
   virtual ~RewriteRule() = default;
   virtual std::string_view name() const = 0;
+  virtual GreedyPhase phase() const = 0;
   // Sites anchored at one node (the sync, the first movement, the elementwise op, the dead node).
   // A site depends only on its anchor's neighbourhood and the buffers it touches, which is what lets
   // the greedy driver re-match only around what a step changed.

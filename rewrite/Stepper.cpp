@@ -93,7 +93,7 @@ Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& sit
 }
 
 Status Stepper::applySiteInPlace(const RewriteRule& rule, const Site& site, size_t index) {
-  if (gate_ && !gate_(history_.size())) return makeError(std::string(kStepCancelled));
+  if (!mayStep()) return makeError(std::string(kStepCancelled));
   if (site.graphVersion != graph_.editVersion)
     return makeError("stale site " + site.key() + " for rule '" + std::string(rule.name()) + "': the graph changed since it was matched");
   StepRecord rec;

@@ -67,9 +67,11 @@ class Stepper {
   Status verifyNow(const std::string& context) const;
 
   // Asked before every step with the number of steps in history so far (a driver's progress);
-  // returning false refuses the step with kStepCancelled, which stops a greedy run there with the
-  // steps made so far kept. The gate runs on the thread that runs the stepper.
+  // returning false refuses the step with kStepCancelled; the greedy driver asks `mayStep` first and
+  // stops with StopReason::Cancelled, keeping the steps made so far. The gate runs on the thread that
+  // runs the stepper.
   void setStepGate(std::function<bool(size_t historySize)> gate) { gate_ = std::move(gate); }
+  bool mayStep() const { return !gate_ || gate_(history_.size()); }
   // Takes over the steps another Stepper made on a copy of this graph at the current position, and
   // the graph they led to (the app's greedy run on a worker thread; the copy holds the slots of
   // what the steps added, which this graph lacks). The redo tail is dropped.

@@ -100,7 +100,7 @@ void readBack(Agraph_t* ag, const VizGraph& g, Layout& out) {
       if (k >= out.edges.size() || !ED_spl(e) || ED_spl(e)->size < 1) continue;
       const bezier& bz = ED_spl(e)->list[0];
       EdgeRoute& r = out.edges[k];
-      for (size_t p = 0; p < bz.size; ++p) r.bezier.push_back(flip(bz.list[p]));
+      for (int p = 0; p < bz.size; ++p) r.bezier.push_back(flip(bz.list[p]));
       r.hasArrow = bz.eflag != 0;
       if (r.hasArrow) r.arrowTip = flip(bz.ep);
     }

@@ -131,3 +131,32 @@ TEST_CASE("a stale site is rejected", "[rewrite]") {
   REQUIRE_FALSE(stale);
   CHECK_THAT(stale.error().message, Catch::Contains("stale site"));
 }
+
+TEST_CASE("a refused step stops greedy as cancelled, with the steps made so far kept", "[rewrite]") {
+  // A cancel was reported as a failed step (issue #17): now the driver asks the gate first.
+  Graph g = load("shufflenet_source");
+  Stepper full(g, h100(), false);
+  GreedyResult whole = greedy(full);
+  REQUIRE(whole.steps > 3);
+  Stepper st(g, h100(), false);
+  st.setStepGate([](size_t made) { return made < 3; });
+  GreedyResult r = runGreedy(st);
+  CHECK(r.stop == StopReason::Cancelled);
+  CHECK(stopReasonName(r.stop) == "cancelled");
+  CHECK(r.failure.empty());
+  CHECK(r.steps == 3);
+  REQUIRE(st.position() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(st.history()[i].siteKey == full.history()[i].siteKey);  // a prefix of the whole run
+}
+
+TEST_CASE("the greedy phases group the rules by the phase each names, in the paper's order", "[rewrite]") {
+  std::vector<std::pair<std::string, GreedyPhase>> named;
+  for (const auto& rule : allRules()) named.push_back({std::string(rule->name()), rule->phase()});
+  CHECK(named == std::vector<std::pair<std::string, GreedyPhase>>{{"sync-insertion", GreedyPhase::SyncInsertion},
+                                                                  {"swap", GreedyPhase::Swap},
+                                                                  {"merge-raw", GreedyPhase::Merge},
+                                                                  {"merge-rar", GreedyPhase::Merge},
+                                                                  {"dead-store", GreedyPhase::Merge}});
+  CHECK(std::vector<GreedyPhase>(std::begin(kGreedyPhases), std::end(kGreedyPhases)) ==
+        std::vector<GreedyPhase>{GreedyPhase::SyncInsertion, GreedyPhase::Swap, GreedyPhase::Merge});
+}
