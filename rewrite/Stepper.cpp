@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/JsonText.h"
 #include "core/gir/Printer.h"
 #include "core/gir/SymbolicCheck.h"
 #include "core/gir/Validity.h"
@@ -161,12 +162,9 @@ std::string traceToJson(const std::vector<StepRecord>& steps, size_t count) {
 }
 
 Expected<std::vector<TraceStep>> parseTrace(const std::string& text, const std::string& file) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return makeError(std::string("not valid JSON: ") + e.what(), SourceLocation{file, 0, 0, ""});
-  }
+  auto parsed = parseJsonText(text, file);
+  if (!parsed) return parsed.takeError();
+  nlohmann::json& root = *parsed;
   if (!root.is_object() || !root.contains("steps") || !root["steps"].is_array())
     return makeError("expected {\"gir_trace\": 1, \"steps\": [...]}", SourceLocation{file, 0, 0, ""});
   std::vector<TraceStep> out;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/AtomicFile.h"
+#include "core/JsonText.h"
 #include "core/gir/Parser.h"
 
 namespace gir {
@@ -279,13 +280,9 @@ class JsonGraphReader {
 }  // namespace
 
 Expected<Graph> parseGirJson(const std::string& text, const std::string& fileName) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return makeError(std::string("not valid JSON: ") + e.what(), SourceLocation{fileName, 0, 0, ""});
-  }
-  return JsonGraphReader(fileName).run(root);
+  auto root = parseJsonText(text, fileName);
+  if (!root) return root.takeError();
+  return JsonGraphReader(fileName).run(*root);
 }
 
 Expected<Graph> parseGirAny(const std::string& text, const std::string& fileName) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/JsonText.h"
+
 #ifndef GIR_DEFAULT_HARDWARE_DIR
 #define GIR_DEFAULT_HARDWARE_DIR "hardware"
 #endif
@@ -137,12 +139,9 @@ double HardwareDesc::ridgePointFlopsPerByte() const {
 }
 
 Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::string& file) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return makeError(std::string("not valid JSON: ") + e.what(), SourceLocation{file, 0, 0, ""});
-  }
+  auto parsed = parseJsonText(text, file);
+  if (!parsed) return parsed.takeError();
+  const json& root = *parsed;
   FieldReader r(file);
   if (!root.is_object()) return makeError("expected a JSON object at the top level", SourceLocation{file, 0, 0, ""});
   HardwareDesc hw;
