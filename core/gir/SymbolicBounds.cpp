@@ -72,7 +72,8 @@ Diagnostic overflow(int64_t unit) {
 Expected<std::optional<OutOfBounds>> firstOutOfBounds(const MemorySlice& s, UnitDomain d, int64_t numel) {
   auto sp = spans(s);
   if (!sp) return overflow(d.begin);
-  auto [neg, pos] = *sp;
+  // Named, not a structured binding: clang 14 does not let the lambda below capture a binding.
+  const int64_t neg = sp->first, pos = sp->second;
   return islGuarded<std::optional<OutOfBounds>>("bounds check", [&](isl::ctx ctx) -> Expected<std::optional<OutOfBounds>> {
     auto unit = isLinear(s.offset) ? firstOutsideLinear(s.offset, d, neg, pos, numel) : firstOutsideIsl(ctx, s.offset, d, neg, pos, numel);
     if (!unit) return std::optional<OutOfBounds>();

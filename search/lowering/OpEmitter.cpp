@@ -158,7 +158,10 @@ class UnitEmitter {
     const TileStaging& t = *b_.staged;
     const TensorAccess& r = s_.reads[0];
     const TensorAccess& w = s_.writes[0];
-    auto [lo, ext] = sourceStrip(b_, u_);
+    // Named, not a structured binding: clang 14 does not let a lambda capture a binding (issue #19).
+    const auto strip = sourceStrip(b_, u_);
+    const std::vector<int64_t>& lo = strip.first;
+    const std::vector<int64_t>& ext = strip.second;
     std::vector<int64_t> shape, rs, ws;
     auto add = [&](size_t d) {
       shape.push_back(ext[d]);
