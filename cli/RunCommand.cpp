@@ -75,7 +75,9 @@ Expected<RunOptions> runOptions(const Args& a) {
   o.launch.compile.optLevel = "-" + opt;
   auto threads = integerOption(a, "threads", 0);
   if (!threads) return threads.takeError();
-  o.launch.threads = static_cast<int>(std::min<int64_t>(*threads, 1 << 16));
+  constexpr int64_t kMaxThreads = 4096;  // an OpenMP team, not a typo's worth of threads
+  if (*threads > kMaxThreads) return makeError("--threads expects at most " + std::to_string(kMaxThreads) + ", got " + std::to_string(*threads));
+  o.launch.threads = static_cast<int>(*threads);
   if (a.hasOption("subgraph")) {
     auto subgraph = integerOption(a, "subgraph", 0);
     if (!subgraph) return subgraph.takeError();

@@ -97,6 +97,7 @@ TEST_CASE("integer options are checked: not a number, trailing text, out of rang
       {"opt " + relu + " --greedy --seed 99999999999999999999", "got '99999999999999999999'"},
       {"lower " + model + " --rows-per-unit two", "--rows-per-unit expects a non-negative integer"},
       {"run " + model + " --threads 1e3", "--threads expects a non-negative integer, got '1e3'"},
+      {"run " + model + " --threads 100000", "--threads expects at most 4096, got 100000"},
   };
   for (const Case& c : cases) {
     int code = -1;
