@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "codegen/schedule/FusedLoops.h"
-#include "core/gir/Parser.h"
 #include "tests/cpu/CpuTestSupport.h"
+#include "tests/cpu/FusedStage.h"
 
 using namespace gir;
 using namespace gir::codegen;
@@ -47,23 +47,8 @@ ew.mul %m_u, %pb_u -> %o_u
 move %o_u -> %y_u
 )";
 
-struct Fused {
-  Graph g;
-  Schedule schedule;
-  std::vector<LoopGroup> groups;
-};
-
-Fused fuse(const std::string& text) {
-  auto g = parseGirText(text, "<test>");
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  auto s = buildSchedule(*g);
-  REQUIRE(s);
-  REQUIRE(s->kernels.size() == 1);
-  REQUIRE(s->kernels[0].stages.size() == 1);
-  auto groups = fuseStage(*g, s->kernels[0].stages[0]);
-  return {std::move(*g), std::move(*s), std::move(groups)};
-}
+using test::Fused;
+using test::fuse;
 
 std::vector<uint32_t> ids(const LoopGroup& grp) {
   std::vector<uint32_t> out;

@@ -7,8 +7,8 @@
 
 #include "codegen/cpu/CpuCheck.h"
 #include "codegen/schedule/LoopBands.h"
-#include "core/gir/Parser.h"
 #include "tests/cpu/CpuTestSupport.h"
+#include "tests/cpu/FusedStage.h"
 
 using namespace gir;
 using namespace gir::codegen;
@@ -40,22 +40,16 @@ move %o_u -> %y_u
 )";
 
 struct Banded {
-  Graph g;
-  std::vector<LoopGroup> groups;
+  test::Fused fused;
   std::vector<LoopBand> bands;
+  const Graph& g() const { return fused.g; }
+  const std::vector<LoopGroup>& groups() const { return fused.groups; }
 };
 
 Banded band(const std::string& text, int64_t minInner = kBandMinInnerIterations) {
-  auto g = parseGirText(text, "<test>");
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  auto s = buildSchedule(*g);
-  REQUIRE(s);
-  REQUIRE(s->kernels.size() == 1);
-  REQUIRE(s->kernels[0].stages.size() == 1);
-  auto groups = fuseStage(*g, s->kernels[0].stages[0]);
-  auto bands = bandGroups(*g, groups, minInner);
-  return {std::move(*g), std::move(groups), std::move(bands)};
+  test::Fused f = test::fuse(text);
+  auto bands = bandGroups(f.g, f.groups, minInner);
+  return {std::move(f), std::move(bands)};
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -78,22 +72,22 @@ void matchesInterpreter(const Graph& g) {
 
 TEST_CASE("bands: a row's sum and the row minus it share the row loop", "[cpu][fusion][band]") {
   Banded b = band(kRowMinusSum);
-  REQUIRE(b.groups.size() == 2);
+  REQUIRE(b.groups().size() == 2);
   REQUIRE(b.bands.size() == 1);
   CHECK(b.bands[0].groups == std::vector<size_t>{0, 1});
   CHECK(b.bands[0].depth == 1);
-  matchesInterpreter(b.g);
+  matchesInterpreter(b.g());
 }
 
 TEST_CASE("bands: a read of another row's sum keeps the groups apart", "[cpu][fusion][band]") {
   // Rows read the sums in reverse: row 0 would read the sum of row 1 before the band wrote it.
   Banded b = band(replaced(kRowMinusSum, "%r_read = slice %r offset(2*u) shape[2,1] strides[1,1]",
                            "%r_read = slice %r offset(2*u+1) shape[2,1] strides[-1,1]"));
-  REQUIRE(b.groups.size() == 2);
+  REQUIRE(b.groups().size() == 2);
   REQUIRE(b.bands.size() == 2);
   CHECK(b.bands[0].depth == 0);
   CHECK(b.bands[1].depth == 0);
-  matchesInterpreter(b.g);
+  matchesInterpreter(b.g());
 }
 
 TEST_CASE("bands: a read that spans past its row's cell keeps the groups apart", "[cpu][fusion][band]") {
@@ -102,7 +96,7 @@ TEST_CASE("bands: a read that spans past its row's cell keeps the groups apart",
   std::string text = replaced(kRowMinusSum, "ew.sub %a_u, %rb_u", "ew.sub %a_shift, %rb_u");
   text = replaced(text, "%y_u = slice", "%a_shift = slice %a offset(256*u+64) shape[2,128] strides[64,1]\n%y_u = slice");
   Banded b = band(text);
-  REQUIRE(b.bands.size() == b.groups.size());
+  REQUIRE(b.bands.size() == b.groups().size());
   for (const LoopBand& lb : b.bands) CHECK(lb.depth == 0);
 }
 
