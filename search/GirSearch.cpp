@@ -9,10 +9,12 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "core/compute/ReducedInstance.h"
 #include "rewrite/GreedyOptimizer.h"
 #include "rewrite/SliceAnalysis.h"
+#include "search/SideBySide.h"
 #include "search/templates/SubgraphCheck.h"
 
 namespace gir::search {
@@ -172,29 +174,64 @@ class TemplateSearch {
     return k;
   }
 
-  bool evaluate(const TemplateState& state) {
-    if (!evaluated_.insert(keyOf(state.choice())).second) return false;  // costed before a resumed search
+  // A complete choice's cost, or why it is infeasible (no member state: candidates run side by side).
+  Expected<GraphCost> cost(const TemplateState& state) const {
     auto r = lowerAndOptimize(state, hw_, lowering_);
-    if (r)
-      if (auto size = checkDeclaredStorage(r->second); !size) r = size.takeError();
-    if (!r) {
-      ++stats_.infeasible;
-      if (firstError_.empty()) firstError_ = r.error().str();
-      return false;
-    }
-    ++stats_.explored;
-    GraphCost c = computeCost(r->second, &hw_);
-    if (!best_ || better(c, *best_)) best_ = c;
-    candidates_.push_back(Candidate{state.choice(), c});
-    return true;
+    if (!r) return r.takeError();
+    if (auto size = checkDeclaredStorage(r->second); !size) return size.takeError();
+    return computeCost(r->second, &hw_);
   }
 
+  // Complete choices are costed in batches, side by side, and their results taken in the order the
+  // search made them, up to where the one-at-a-time search would have stopped; what lies beyond is
+  // dropped as if never made. So the result is the same on any number of cores. The first choice
+  // (the dive, which often ends the search at the DRAM floor) is costed on its own.
+  void evaluate(const TemplateState& state) {
+    std::string key = keyOf(state.choice());
+    if (evaluated_.count(key)) return;  // costed before a resumed search
+    for (const auto& p : pending_)
+      if (keyOf(p.choice()) == key) return;
+    pending_.push_back(state);
+    if (pending_.size() >= batchSize()) flush();
+  }
+  size_t batchSize() const {
+    if (costed() == 0) return 1;
+    return o_.threads > 0 ? o_.threads : std::max(1u, std::thread::hardware_concurrency());
+  }
+  void flush() {
+    std::vector<std::optional<Expected<GraphCost>>> costs(pending_.size());
+    std::vector<std::function<void()>> tasks;
+    for (size_t i = 0; i < pending_.size(); ++i) tasks.push_back([&, i] { costs[i] = cost(pending_[i]); });
+    runSideBySide(tasks, o_.threads);
+    for (size_t i = 0; i < pending_.size() && !finished(); ++i) take(pending_[i].choice(), std::move(*costs[i]));
+    pending_.clear();
+  }
+  void take(const std::vector<OpTemplate>& choice, Expected<GraphCost> c) {
+    evaluated_.insert(keyOf(choice));
+    if (!c) {
+      ++stats_.infeasible;
+      if (firstError_.empty()) firstError_ = c.error().str();
+      return;
+    }
+    candidates_.push_back(Candidate{choice, *c, costed()});
+    ++stats_.explored;
+    if (!best_ || better(*c, *best_)) {
+      best_ = *c;
+      bestAt_ = costed();
+    }
+  }
+
+  int64_t costed() const { return stats_.explored + stats_.infeasible; }
   bool finished() const {
-    bool spent = static_cast<size_t>(stats_.explored + stats_.infeasible) >= o_.maxEvaluations;
+    bool spent = static_cast<size_t>(costed()) >= o_.maxEvaluations;
     return spent || stoppedEarly();
   }
+  // At the bound, on the DRAM floor, or out of patience: `patience` candidates costed in a row
+  // since the best one, none better (docs/plans.md, "The search").
   bool stoppedEarly() const {
-    return best_ && (best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_)));
+    if (!best_) return false;
+    bool patienceSpent = o_.patience > 0 && costed() - bestAt_ >= static_cast<int64_t>(o_.patience);
+    return patienceSpent || best_->modelledUs <= bound_ * (1 + 1e-9) || (o_.stopAtDramFloor && onDramFloor(*best_));
   }
 
   // One launch, the minimal DRAM bytes at full efficiency, no sync cost: every DRAM-side term is at
@@ -217,6 +254,7 @@ class TemplateSearch {
   // choice for the first op spoils every candidate. All passes together visit every combination.
   void limitedDiscrepancy(TemplateState& root) {
     for (size_t k = 0; k <= options_.size() && !finished(); ++k) dfs(root, k);
+    flush();
   }
 
   void dfs(TemplateState& state, size_t discrepancies) {
@@ -340,6 +378,7 @@ class TemplateSearch {
       for (auto& [score, st] : next) frontier.push_back(std::move(st));
     }
     for (const auto& st : frontier) evaluate(st);
+    flush();
   }
 
   // The best candidate that is valid: verifier, memory-model checker, and the reference evaluator.
@@ -385,6 +424,8 @@ class TemplateSearch {
   std::string firstError_, deepestError_;
   size_t deepest_ = 0;
   std::set<std::string> evaluated_, rejected_;   // choices costed, and checked without success
+  std::vector<TemplateState> pending_;           // complete choices made but not costed yet
+  int64_t bestAt_ = 0;                           // candidates costed when the best one was
   std::string invalidWhy_;                       // why the best rejected candidate failed its check
 };
 

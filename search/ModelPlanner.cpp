@@ -1,11 +1,15 @@
-// Baselines first (the GIR planner starts from their groups), then the GIR search, then checks.
+// The baselines and the GIR planner's whole-subgraph search side by side, then the GIR planner's pick
+// among them and the baselines' groups, then checks.
 #include "search/ModelPlanner.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "core/compute/LibraryFusion.h"
 #include "search/baselines/Planners.h"
 #include "search/ScaleCheck.h"
+#include "search/SideBySide.h"
 #include "search/templates/SubgraphCheck.h"
 
 namespace gir::search {
@@ -18,6 +22,14 @@ const std::vector<std::string>& plannerNames() {
 bool isPlannerName(const std::string& name) {
   const auto& names = plannerNames();
   return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+SearchMemo* PlannerMemos::of(const std::string& planner) {
+  if (planner == "gir") return &gir;
+  if (planner == "eager") return &eager;
+  if (planner == "xla") return &xla;
+  if (planner == "tvm") return &tvm;
+  return nullptr;
 }
 
 const PlannerResult* SubgraphPlans::find(const std::string& name) const {
@@ -34,6 +46,7 @@ bool faster(const LoweredPlan& a, const LoweredPlan& b) {
 }
 
 void validate(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req, PlannerResult& r) {
+  r.checked = true;
   auto check = checkedAtScale(g, sub) ? checkPlanAtScale(g, sub, r.lowered, hw, req.search, 11)
                                       : checkPlan(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
   if (!check) {
@@ -54,6 +67,7 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
   r.planner = name;
   SearchOptions search = req.search;
   search.oneKernel = true;
+  search.memo = req.memos ? req.memos->of(name) : nullptr;
   auto lowered = lowerPartition(g, sub, hw, planGroups(g, sub, p, *plan), search);
   if (!lowered) return makeError(name + " plan: " + lowered.error().str());
   r.analytic = std::move(*plan);
@@ -69,35 +83,43 @@ constexpr size_t kMaxFusedOps = 64;
 
 // The GIR planner: the search on the whole subgraph, and on each baseline's groups; the fastest
 // valid candidate wins (the partitions make it never worse than a baseline under the same model).
-Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanProblem& p,
-                                const std::vector<PlannerResult>& baselines, const PlanRequest& req, SearchStats& stats) {
+// The whole-subgraph search, as the GIR planner's first candidate.
+Expected<LoweredPlan> wholeSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req) {
+  if (sub.ops.size() > kMaxFusedOps)
+    return makeError("the subgraph has " + std::to_string(sub.ops.size()) + " ops, over the " + std::to_string(kMaxFusedOps) +
+                     " one fusion may hold (docs/scale.md, fusion size)");
+  KernelGroups group;
+  group.ops = {sub.ops};
+  group.exports = {sub.outputs};
+  SearchOptions search = req.search;
+  search.memo = req.memos ? req.memos->of("gir") : nullptr;
+  return lowerPartition(g, sub, hw, group, search);
+}
+
+// `baselines`: the ones asked for (validated when checks are on); `extraPartitions`: the xla and
+// tvm groups made only as starting partitions when those planners were not asked for.
+Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, Expected<LoweredPlan> whole,
+                                const std::vector<PlannerResult>& baselines, const std::vector<PlannerResult>& extraPartitions,
+                                const PlanRequest& req, SearchStats& stats) {
   std::vector<PlannerResult> candidates;
-  auto candidate = [](LoweredPlan lowered, std::string origin) {
-    PlannerResult r;
-    r.planner = "gir";
-    r.lowered = std::move(lowered);
-    r.origin = std::move(origin);
-    return r;
-  };
-  KernelGroups wholeGroup;
-  wholeGroup.ops = {sub.ops};
-  wholeGroup.exports = {sub.outputs};
   std::string wholeError;
-  auto whole = sub.ops.size() > kMaxFusedOps
-                   ? Expected<LoweredPlan>(makeError("the subgraph has " + std::to_string(sub.ops.size()) + " ops, over the " +
-                                                     std::to_string(kMaxFusedOps) + " one fusion may hold (docs/scale.md, fusion size)"))
-                   : lowerPartition(g, sub, hw, wholeGroup, req.search);
   if (whole) {
     stats = whole->stats;
-    candidates.push_back(candidate(std::move(*whole), "whole subgraph"));
+    PlannerResult r;
+    r.planner = "gir";
+    r.lowered = std::move(*whole);
+    r.origin = "whole subgraph";
+    candidates.push_back(std::move(r));
   } else {
     wholeError = whole.error().str();
   }
-  for (const auto& b : baselines) candidates.push_back(candidate(b.lowered, "groups of " + b.planner));
-  if (baselines.empty())
-    for (std::string name : {"xla", "tvm"}) {
-      auto b = baseline(g, sub, p, hw, name, req);
-      if (b) candidates.push_back(candidate(std::move(b->lowered), "groups of " + name));
+  // A baseline's groups are its plan: its check (when it had one) holds for the candidate too.
+  for (const auto* list : {&baselines, &extraPartitions})
+    for (const auto& b : *list) {
+      candidates.push_back(b);
+      candidates.back().planner = "gir";
+      candidates.back().analytic.reset();
+      candidates.back().origin = "groups of " + b.planner;
     }
   std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return faster(a.lowered, b.lowered); });
   // DRAM bytes are the GIR approach's objective and the modelled time ranks the plans that keep it:
@@ -110,7 +132,7 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
   for (auto& c : candidates) {
     c.wholeSubgraphError = wholeError;
     if (!req.validate) return c;
-    validate(g, sub, hw, req, c);
+    if (!c.checked) validate(g, sub, hw, req, c);
     if (c.valid) return c;
   }
   return makeError("no GIR plan is valid" + (wholeError.empty() ? "" : " (whole subgraph: " + wholeError + ")"));
@@ -123,28 +145,51 @@ Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Sub
   SubgraphPlans out;
   out.index = index;
   PlanRequest request = req;
-  request.search.validate = req.validate && req.search.validate;  // no checks asked for: none inside the searches either
+  // Every plan is checked once, whole (validate below): the searches of its kernel groups do not
+  // check their picks again (that was most of a small model's plan time; docs/scale.md, "Plan time").
+  // Without checks asked for, none run at all.
+  request.search.validate = false;
   out.subgraph = &sub;
   auto p = makeProblem(g, sub, "subgraph " + std::to_string(index));
   if (!p) return p.takeError();
   out.minimalBytes = lowerBoundBytes(*p);
-  std::vector<PlannerResult> baselines;
-  for (const std::string& name : baselinePlannerNames()) {
-    if (std::find(request.planners.begin(), request.planners.end(), name) == request.planners.end()) continue;
-    auto b = baseline(g, sub, *p, hw, name, request);
-    if (!b) return b.takeError();
-    if (request.validate) validate(g, sub, hw, request, *b);
-    baselines.push_back(std::move(*b));
+  auto asked = [&](const std::string& name) { return std::find(request.planners.begin(), request.planners.end(), name) != request.planners.end(); };
+  for (const std::string& name : request.planners)
+    if (!isPlannerName(name)) return makeError("unknown planner '" + name + "' (expected gir, eager, xla, tvm or all)");
+  // The baselines asked for, with their checks; the GIR planner's whole-subgraph search; and, when
+  // the GIR planner runs without any baseline, the xla and tvm groups as its starting partitions.
+  bool anyBaselineAsked = std::any_of(baselinePlannerNames().begin(), baselinePlannerNames().end(), asked);
+  std::vector<std::string> baselineNames;
+  for (const std::string& name : baselinePlannerNames())
+    if (asked(name) || (asked("gir") && !anyBaselineAsked && (name == "xla" || name == "tvm"))) baselineNames.push_back(name);
+  std::vector<std::optional<Expected<PlannerResult>>> made(baselineNames.size());
+  std::optional<Expected<LoweredPlan>> whole;
+  std::vector<std::function<void()>> tasks;
+  if (asked("gir")) tasks.push_back([&] { whole = wholeSubgraph(g, sub, hw, request); });
+  for (size_t i = 0; i < baselineNames.size(); ++i)
+    tasks.push_back([&, i] {
+      made[i] = baseline(g, sub, *p, hw, baselineNames[i], request);
+      if (*made[i] && request.validate && asked(baselineNames[i])) validate(g, sub, hw, request, **made[i]);
+    });
+  runSideBySide(tasks, request.search.threads);
+  std::vector<PlannerResult> baselines, extraPartitions;
+  for (size_t i = 0; i < baselineNames.size(); ++i) {
+    if (!made[i]) continue;
+    if (asked(baselineNames[i])) {
+      if (!*made[i]) return made[i]->takeError();
+      baselines.push_back(std::move(**made[i]));
+    } else if (*made[i]) {
+      extraPartitions.push_back(std::move(**made[i]));
+    }
   }
   for (const std::string& name : request.planners) {
     if (name == "gir") {
-      auto r = girPlan(g, sub, hw, *p, baselines, request, out.search);
+      auto r = girPlan(g, sub, hw, std::move(*whole), baselines, extraPartitions, request, out.search);
       if (!r) return r.takeError();
       out.planners.push_back(std::move(*r));
       continue;
     }
     auto it = std::find_if(baselines.begin(), baselines.end(), [&](const PlannerResult& b) { return b.planner == name; });
-    if (it == baselines.end()) return makeError("unknown planner '" + name + "' (expected gir, eager, xla, tvm or all)");
     out.planners.push_back(*it);
   }
   return out;
@@ -160,9 +205,9 @@ Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const co
     adjusted = std::make_shared<const compute::PreprocessResult>(std::move(folded->pre));
   }
   const compute::PreprocessResult& planned = adjusted ? *adjusted : pre;
-  SearchMemo memo;  // the model's repeated blocks are searched once
+  PlannerMemos memos;  // the model's repeated blocks are searched once per planner
   PlanRequest shared = req;
-  if (!shared.search.memo) shared.search.memo = &memo;
+  if (!shared.memos) shared.memos = &memos;
   for (size_t i = 0; i < planned.subgraphs.size(); ++i) {
     auto s = planSubgraph(g, planned.subgraphs[i], i, hw, shared);
     if (!s) {

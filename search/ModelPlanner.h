@@ -2,7 +2,8 @@
 // (eager, xla-like, tvm-like: their analytic plan, then their kernel groups lowered with the same
 // templates) and the GIR planner (the template search on the whole subgraph, and on the baselines'
 // groups as starting partitions; the best valid one by modelled time). What `gir plan`, the app,
-// the code generators and the benchmarks consume.
+// the code generators and the benchmarks consume. The planners of one subgraph run side by side
+// (docs/scale.md, "Plan time"); the result does not depend on how many threads there are.
 #pragma once
 
 #include <memory>
@@ -22,6 +23,7 @@ struct PlannerResult {
   std::optional<Plan> analytic; // baselines: the plan and its accounting (docs/baselines.md, "The common model")
   LoweredPlan lowered;          // the plan as one GIR-Graph
   std::string origin;           // gir: "whole subgraph" or "groups of <planner>"
+  bool checked = false;         // validated (valid, maxRelativeError, problem and checkMethod hold its verdict)
   bool valid = false;           // verifier + memory-model checker + reference evaluator
   double maxRelativeError = 0;
   std::string problem;          // why not valid
@@ -40,6 +42,13 @@ struct SubgraphPlans {
   const PlannerResult* find(const std::string& name) const;
 };
 
+// One memo per planner: a planner's searches never answer from another's verdicts (the baselines
+// search with oneKernel, the GIR planner without), and planners that run side by side share none.
+struct PlannerMemos {
+  SearchMemo gir, eager, xla, tvm;
+  SearchMemo* of(const std::string& planner);  // null for an unknown name
+};
+
 struct PlanRequest {
   std::vector<std::string> planners{"gir", "eager", "xla", "tvm"};
   bool validate = true;
@@ -49,6 +58,8 @@ struct PlanRequest {
   // Off by default (docs/baselines.md, "Library epilogue options"). planSubgraph plans the
   // subgraph it is given and ignores this.
   bool libraryEpilogue = false;
+  // Verdicts of earlier searches, per planner (planModel sets one for the whole model; not owned).
+  PlannerMemos* memos = nullptr;
 };
 
 const std::vector<std::string>& plannerNames();  // gir, eager, xla, tvm: every planner, in report order

@@ -2,6 +2,8 @@
 #include "search/SearchMemo.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -15,6 +17,25 @@ void writeShape(std::ostringstream& os, const compute::Tensor& t) {
   os << compute::dtypeName(t.dtype) << '[';
   for (size_t d = 0; d < t.dims.size(); ++d) os << (d ? "," : "") << t.dims[d];
   os << ']';
+}
+
+// Large constants (weights, a KV cache) enter the key as 128 bits of hash of their bytes: printing
+// them took 15 % of a decode step's plan time. Small ones stay exact text.
+constexpr size_t kConstantsPrintedUpTo = 64;
+
+void writeValues(std::ostringstream& os, const std::vector<double>& values) {
+  if (values.size() <= kConstantsPrintedUpTo) {
+    for (double v : values) os << v << ',';
+    return;
+  }
+  uint64_t fnv = 1469598103934665603ull, mix = 0x9e3779b97f4a7c15ull;
+  for (double v : values) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    fnv = (fnv ^ bits) * 1099511628211ull;
+    mix = (mix ^ (bits + 0x9e3779b97f4a7c15ull + (mix << 6) + (mix >> 2))) * 0xff51afd7ed558ccdull;
+  }
+  os << "#" << values.size() << ':' << std::hex << fnv << ':' << mix << std::dec << ',';
 }
 
 }  // namespace
@@ -36,7 +57,7 @@ std::string SearchMemo::keyOf(const compute::Graph& g, const compute::Subgraph& 
     writeShape(os, tensor);
     if (tensor.constant) {
       os << '=';
-      for (double v : *tensor.constant) os << v << ',';
+      writeValues(os, *tensor.constant);
     }
   };
   for (size_t i = 0; i < sub.ops.size(); ++i) {

@@ -26,7 +26,8 @@ struct SearchVerdict {
 class SearchMemo {
  public:
   // The subgraph's structure as text: every op's kind, attributes and output shapes, every operand
-  // as a producer inside the subgraph or an input (shape, and values for constants), the outputs.
+  // as a producer inside the subgraph or an input (shape, and values for constants: over 64 values,
+  // a 128-bit hash of them), the outputs.
   static std::string keyOf(const compute::Graph& g, const compute::Subgraph& sub);
 
   const SearchVerdict* find(const std::string& key) const;
