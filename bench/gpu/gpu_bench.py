@@ -110,6 +110,7 @@ def measure_torch(names, models, args, notes):
         except Exception as e:  # noqa: BLE001 - torch.compile can fail per graph; report it
             notes.append("torch.compile failed on %s: %s" % (name, str(e).splitlines()[0][:200]))
         out[name] = entry
+        print("torch %s: %s" % (name, json.dumps(entry)), flush=True)
         torch.cuda.empty_cache()
     notes.append("PyTorch %s, device %s" % (torch.__version__, torch.cuda.get_device_name(0)))
     return out
@@ -194,6 +195,8 @@ def run_case(args, case):
         return
     case.update(res)
     case["status"] = "ok" if res["ok"] else "MISMATCH (max rel error %.3g)" % res["max_rel_error"]
+    # One line per case as it finishes, so a run cut off before the report still says what it measured.
+    print("case %s: %s, %s" % (case["name"], case["status"], json.dumps(res)), flush=True)
 
 
 def total(cases, planner):
