@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/gpu/GpuChains.h"
 #include "codegen/gpu/GpuEmitter.h"
 #include "codegen/gpu/GpuExpr.h"
 #include "codegen/schedule/GuardDispatch.h"
@@ -130,15 +131,18 @@ class KernelWriter {
   }
 
   void kernel(int k) {
+    kernel_ = k;
     auto ps = params(k);
     os_ << "\n__global__ void __launch_bounds__(" << g_.unitsPerBlock * W_ << ") " << kernelName(p_, k) << "(";
     for (size_t i = 0; i < ps.size(); ++i)
       os_ << (i ? ", " : "") << (ps[i].second ? "float* __restrict__ " : "const float* __restrict__ ") << p_.buffers[ps[i].first].ident;
     os_ << ") {\n  const int lane = threadIdx.x % " << W_ << ";\n  const int u = blockIdx.x * " << g_.unitsPerBlock << " + threadIdx.x / " << W_
         << ";\n  const int b = blockIdx.x;\n  (void)lane; (void)u; (void)b;\n";
+    KernelChains chains = findLaneChains(p_, k);
+    values_ = chains.valueBuffers;
     for (size_t bi = 0; bi < p_.buffers.size(); ++bi) {
       const BufferPlan& bp = p_.buffers[bi];
-      if (bp.kernel != k) continue;
+      if (bp.kernel != k || values_.count(static_cast<uint32_t>(bi))) continue;
       if (bp.placement == Placement::Shared)
         os_ << "  __shared__ float " << bp.ident << "[" << bp.blockExtent << "];  // %" << g_.buffers()[bi].name << ": block b's elements from "
             << bp.blockScale << " * b + " << bp.blockBase << "\n";
@@ -152,7 +156,13 @@ class KernelWriter {
     const auto& ids = p_.kernels[k];
     std::vector<std::optional<UnitDomain>> domains;
     for (NodeId id : ids) domains.push_back(guardOf(g_.node(id)));
+    size_t nextChain = 0;
     for (size_t i = 0; i < ids.size();) {
+      if (nextChain < chains.chains.size() && chains.chains[nextChain].begin == i) {
+        chain(chains.chains[nextChain]);
+        i = chains.chains[nextChain++].end;
+        continue;
+      }
       size_t end = codegen::disjointRunEnd(domains, i);
       if (end - i < codegen::kDispatchAtLeast) {
         node(ids[i++]);
@@ -328,12 +338,40 @@ class KernelWriter {
     return 0;
   }
 
-  bool hazard(const Node& n) const {
-    for (SliceId o : n.outputs)
-      for (SliceId i : n.inputs)
-        if (g_.slice(o).buffer == g_.slice(i).buffer && !(n.kind() != NodeKind::Reduce && n.kind() != NodeKind::Broadcast && g_.slice(o).samePattern(g_.slice(i))))
-          return true;
-    return false;
+  bool hazard(const Node& n) const { return overwritesWhatItReads(g_, n); }
+
+  // A lane chain (GpuChains.h): one lane loop in which each element goes through every node; a value
+  // buffer's element is a local of the iteration, named as its array would be.
+  void chain(const LaneChain& c) {
+    const auto& ids = p_.kernels[static_cast<size_t>(kernel_)];
+    for (size_t j = c.begin; j < c.end; ++j) comment(ids[j]);
+    for (size_t j = c.begin; j < c.end; ++j) orderMemory(g_.node(ids[j]));
+    int64_t N = c.elements, T = (N + c.shift + W_ - 1) / W_;
+    bool guarded = c.shift != 0 || N % W_ != 0;
+    LaneLoop loop{c.shift, "", true};
+    std::ostringstream body;
+    std::swap(os_, body);
+    for (size_t j = c.begin; j < c.end; ++j) {
+      const Node& n = g_.node(ids[j]);
+      std::vector<std::string> in;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        uint32_t b = g_.slice(n.inputs[i]).buffer.value;
+        if (values_.count(b)) {
+          in.push_back(p_.buffers[b].ident);
+          continue;
+        }
+        in.push_back(named("c", static_cast<int64_t>(j - c.begin)) + "_" + str(static_cast<int64_t>(i)));
+        os_ << "      const float " << in.back() << " = " << read(n.inputs[i], "e", loop, true, guarded) << ";\n";
+      }
+      SliceId out = n.outputs[0];
+      uint32_t ob = g_.slice(out).buffer.value;
+      if (values_.count(ob)) os_ << "      const float " << p_.buffers[ob].ident << " = " << valueOf(n, in) << ";\n";
+      else write(out, "e", valueOf(n, in), guarded, "      ");
+    }
+    std::swap(os_, body);
+    os_ << "  {\n";
+    loopHeader("t", "e", T, c.shift, guarded ? N : -1, body.str());
+    os_ << "    }\n  }\n";
   }
 
   // Move, elementwise and broadcast: lane l computes output elements e = W t + l - shift.
@@ -404,6 +442,13 @@ class KernelWriter {
     std::string args[3];
     for (size_t k = 0; k < p.operands.size() && k < 3; ++k)
       args[k] = p.operands[k].isImmediate() ? floatLiteral(p.operands[k].value) : in[p.operands[k].input];
+    // Division by a constant is a multiplication by its reciprocal, as the CPU's -freciprocal-math
+    // allows: IEEE division has a slow-path branch per element that ends the basic block (docs/gpu.md,
+    // "Lane chains").
+    if (p.op == ElementwiseOp::Div && p.operands.size() == 2 && p.operands[1].isImmediate() && p.operands[1].value != 0) {
+      args[1] = floatLiteral(1.0 / p.operands[1].value);
+      return elementwiseExpr(ElementwiseOp::Mul, args);
+    }
     return elementwiseExpr(p.op, args);
   }
 
@@ -604,6 +649,8 @@ class KernelWriter {
   std::ostringstream os_;
   int64_t unrolled_ = 0;  // iterations of the current kernel's unrolled loops
   std::set<uint32_t> readSince_, writtenSince_;
+  int kernel_ = 0;                 // the kernel being written
+  std::set<uint32_t> values_;      // its lane chains' value buffers (no array)
 };
 
 }  // namespace

@@ -232,15 +232,24 @@ TEST_CASE("every plan of the row-wise scenarios keeps its register and shared bu
 
 namespace {
 
-// A chain of `exps` elementwise exps over a unit's 1,024 register elements (32 iterations per lane loop).
-Graph expChain(int exps) {
+// A chain of `exps` elementwise exps over a unit's 1,024 register elements (32 iterations per lane
+// loop), from x to y. With `transposed`, each exp reads its input as the transpose of the 32 x 32
+// block its producer wrote, so no two nodes share a lane loop (GpuChains.h): each is its own loop.
+Graph expChain(int exps, bool transposed) {
   std::string text = "gir @chain target=nvidia-h100 units=32 block=4\nlevel dram device\nlevel smem block capacity=232448\n"
                      "level reg unit capacity=32640\n%x = buffer dram f32[32768] input\n%y = buffer dram f32[32768] output\n";
   for (int i = 0; i <= exps; ++i) text += "%r" + std::to_string(i) + " = buffer reg f32[32768]\n";
   text += "%sx = slice %x offset(1024*u) shape[1024] strides[1]\n%sy = slice %y offset(1024*u) shape[1024] strides[1]\n";
-  for (int i = 0; i <= exps; ++i) text += "%s" + std::to_string(i) + " = slice %r" + std::to_string(i) + " offset(1024*u) shape[1024] strides[1]\n";
+  for (int i = 0; i <= exps; ++i) {
+    std::string r = " = slice %r" + std::to_string(i) + " offset(1024*u) ", n = std::to_string(i);
+    text += "%s" + n + r + "shape[1024] strides[1]\n";
+    text += "%w" + n + r + "shape[32,32] strides[32,1]\n%t" + n + r + "shape[32,32] strides[1,32]\n";
+  }
   text += "move %sx -> %s0\n";
-  for (int i = 0; i < exps; ++i) text += "ew.exp %s" + std::to_string(i) + " -> %s" + std::to_string(i + 1) + "\n";
+  for (int i = 0; i < exps; ++i) {
+    std::string from = std::to_string(i), to = std::to_string(i + 1);
+    text += transposed ? "ew.exp %t" + from + " -> %w" + to + "\n" : "ew.exp %s" + from + " -> %s" + to + "\n";
+  }
   text += "move %s" + std::to_string(exps) + " -> %sy\n";
   auto g = parseGirText(text);
   if (!g) throw std::runtime_error(g.error().str());
@@ -250,13 +259,44 @@ Graph expChain(int exps) {
 }  // namespace
 
 TEST_CASE("lane loops unroll up to the kernel's budget of unrolled iterations, and a kernel over it stays rolled", "[gpu][mapping]") {
-  // 10 exps and 2 moves: 12 loops of 32 iterations, unrolled.
-  std::string small = test::programFor(expChain(10), "nvidia-h100").kernelSource;
-  CHECK(countOf(small, "#pragma unroll\n") >= 12);
+  // 10 exps and 2 moves, each exp reading a transpose: 11 loops of 32 iterations (the store shares
+  // the last exp's), unrolled.
+  std::string small = test::programFor(expChain(10, true), "nvidia-h100").kernelSource;
+  CHECK(countOf(small, "#pragma unroll\n") == 12);  // and the pull helper
   CHECK(countOf(small, "#pragma unroll 1\n") == 0);
-  // 300 exps: 302 x 32 = 9,664 iterations, over the 8,192 of docs/gpu.md ("Unrolling").
-  std::string big = test::programFor(expChain(300), "nvidia-h100").kernelSource;
-  CHECK(countOf(big, "#pragma unroll 1\n") >= 302);
+  // 300 exps: 301 x 32 = 9,632 iterations, over the 8,192 of docs/gpu.md ("Unrolling").
+  std::string big = test::programFor(expChain(300, true), "nvidia-h100").kernelSource;
+  CHECK(countOf(big, "#pragma unroll 1\n") == 301);
   CHECK(countOf(big, "#pragma unroll\n") == 1);  // the shared pull helper, outside the kernel
   CHECK_THAT(big, Catch::Contains("unrolled lane-loop iterations, over the budget of 8192"));
+}
+
+TEST_CASE("a chain of elementwise nodes on one lane loop is one loop, its intermediates values and not arrays", "[gpu][mapping]") {
+  // x -> r0 -> exp ... -> r10 -> y: the load keeps its loop (all of a lane's loads issued before the
+  // first is waited for), then one loop for the exps and the store; r1..r10 are read only inside it.
+  std::string chained = test::programFor(expChain(10, false), "nvidia-h100").kernelSource;
+  CHECK(countOf(chained, "#pragma unroll\n") == 3);  // the load's loop, the chain's and the pull helper
+  CHECK(countOf(chained, "[32];") == 1);               // r0's register array, the load's destination
+  CHECK(countOf(chained, "float r_") == 11);          // and r1..r10, each a local of the iteration
+  CHECK_THAT(chained, Catch::Contains("const float r_r10 = expf(r_r9);"));
+  // Each exp reading a transpose: no two exps share a loop, so r0..r9 stay arrays; r10, read by
+  // the store in the last exp's loop, is a value.
+  std::string transposed = test::programFor(expChain(10, true), "nvidia-h100").kernelSource;
+  CHECK(countOf(transposed, "[32];") == 10);
+  CHECK_THAT(transposed, Catch::Contains("const float r_r10 = expf(c0_0);"));
+}
+
+TEST_CASE("division by a constant is a multiplication by its reciprocal; by a value it stays a division", "[gpu][mapping]") {
+  auto g = parseGirText(
+      "gir @div target=nvidia-h100 units=4 block=4\nlevel dram device\nlevel reg unit capacity=32640\n"
+      "%x = buffer dram f32[128] input\n%y = buffer dram f32[128] output\n%z = buffer dram f32[128] output\n"
+      "%r = buffer reg f32[128]\n%q = buffer reg f32[128]\n%sx = slice %x offset(32*u) shape[32] strides[1]\n"
+      "%sy = slice %y offset(32*u) shape[32] strides[1]\n%sz = slice %z offset(32*u) shape[32] strides[1]\n"
+      "%sr = slice %r offset(32*u) shape[32] strides[1]\n%sq = slice %q offset(32*u) shape[32] strides[1]\n"
+      "move %sx -> %sr\new.div %sr, 3.0 -> %sq\nmove %sq -> %sy\new.div %sq, %sr -> %sz\n");
+  REQUIRE(g);
+  std::string src = test::programFor(*g, "nvidia-h100").kernelSource;
+  CHECK_THAT(src, Catch::Contains("* 0.333333343f)"));
+  CHECK_THAT(src, !Catch::Contains("/ 3.0f"));
+  CHECK_THAT(src, Catch::Contains("= (r_q / c2_1);"));  // q / r, in the chain of the load's readers: a division by a value
 }

@@ -26,7 +26,6 @@ __global__ void __launch_bounds__(256) relu_k0(const float* __restrict__ g_x, fl
   const int b = blockIdx.x;
   (void)lane; (void)u; (void)b;
   float r_xr[1];  // %xr: 8 elements per unit
-  float r_yr[1];  // %yr: 8 elements per unit
   // move %s0 -> %s1
   {
 #pragma unroll
@@ -38,23 +37,15 @@ __global__ void __launch_bounds__(256) relu_k0(const float* __restrict__ g_x, fl
     }
   }
   // ew.relu %s1 -> %s2
-  {
-#pragma unroll
-    for (int t = 0; t < 1; ++t) {
-      const int e = 64 * t + lane;
-      const bool on = e < 8;
-      const float a0 = r_xr[t + 0];
-      if (on) r_yr[t + 0] = fmaxf(a0, 0.0f);
-    }
-  }
   // move %s2 -> %s3
   {
 #pragma unroll
     for (int t = 0; t < 1; ++t) {
       const int e = 64 * t + lane;
       const bool on = e < 8;
-      const float a0 = r_yr[t + 0];
-      if (on) g_y[(8 * u) + e] = a0;
+      const float c0_0 = r_xr[t + 0];
+      const float r_yr = fmaxf(c0_0, 0.0f);
+      if (on) g_y[(8 * u) + e] = r_yr;
     }
   }
 }

@@ -31,14 +31,12 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
   float r_maxparts[1];  // %maxparts: 4 elements per unit
   float r_rowmax[1];  // %rowmax: 1 elements per unit
   float r_rowmax_b[1];  // %rowmax_b: 16 elements per unit
-  float r_d[1];  // %d: 16 elements per unit
   float r_e[1];  // %e: 16 elements per unit
   float r_psum[1];  // %psum: 1 elements per unit
   __shared__ float s_psum_s[4];  // %psum_s: block b's elements from 4 * b + 0
   float r_sumparts[1];  // %sumparts: 4 elements per unit
   float r_rowsum[1];  // %rowsum: 1 elements per unit
   float r_rowsum_b[1];  // %rowsum_b: 16 elements per unit
-  float r_o[1];  // %o: 16 elements per unit
   // move %s0 -> %s1
   {
 #pragma unroll
@@ -114,24 +112,16 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
     }
   }
   // ew.sub %s1, %s7 -> %s8
-  {
-#pragma unroll
-    for (int t = 0; t < 1; ++t) {
-      const int e = 64 * t + lane;
-      const bool on = e < 16;
-      const float a0 = r_xr[t + 0];
-      const float a1 = r_rowmax_b[t + 0];
-      if (on) r_d[t + 0] = (a0 - a1);
-    }
-  }
   // ew.exp %s8 -> %s9
   {
 #pragma unroll
     for (int t = 0; t < 1; ++t) {
       const int e = 64 * t + lane;
       const bool on = e < 16;
-      const float a0 = r_d[t + 0];
-      if (on) r_e[t + 0] = expf(a0);
+      const float c0_0 = r_xr[t + 0];
+      const float c0_1 = r_rowmax_b[t + 0];
+      const float r_d = (c0_0 - c0_1);
+      if (on) r_e[t + 0] = expf(r_d);
     }
   }
   // reduce.sum axes[0] %s9 -> %s10
@@ -199,24 +189,16 @@ __global__ void __launch_bounds__(256) softmax_block_k0(const float* __restrict_
     }
   }
   // ew.div %s9, %s15 -> %s16
-  {
-#pragma unroll
-    for (int t = 0; t < 1; ++t) {
-      const int e = 64 * t + lane;
-      const bool on = e < 16;
-      const float a0 = r_e[t + 0];
-      const float a1 = r_rowsum_b[t + 0];
-      if (on) r_o[t + 0] = (a0 / a1);
-    }
-  }
   // move %s16 -> %s17
   {
 #pragma unroll
     for (int t = 0; t < 1; ++t) {
       const int e = 64 * t + lane;
       const bool on = e < 16;
-      const float a0 = r_o[t + 0];
-      if (on) g_y[(16 * u) + e] = a0;
+      const float c0_0 = r_e[t + 0];
+      const float c0_1 = r_rowsum_b[t + 0];
+      const float r_o = (c0_0 / c0_1);
+      if (on) g_y[(16 * u) + e] = r_o;
     }
   }
 }
