@@ -87,16 +87,15 @@ bool runPhase(Stepper& st, GreedyPhase phase, const GreedyOptions& opt, std::mt1
     if (!st.graph().nodes()[i].erased) wl.push(NodeId(i));
   if (opt.randomSiteOrder) wl.shuffle(rng);
   std::vector<Site> sites;
-  // The capacity checks of sync-insertion schedule the whole graph; while no step changes it, every
-  // anchor's match shares one schedule (the answers are those without it, FitCheckCache).
-  std::optional<FitCheckCache> fits;
+  // The capacity checks of sync-insertion schedule the whole graph; while no step changes it (its
+  // editVersion), every anchor's match shares one schedule through the context (MatchContext.h).
+  MatchContext ctx(st.graph(), st.useDef());
   while (!wl.empty()) {
     NodeId anchor = wl.pop();
     if (st.graph().node(anchor).erased) continue;
     for (const RewriteRule* rule : rules) {
       sites.clear();
-      if (!fits) fits.emplace(st.graph(), st.useDef());
-      rule->matchAt(st.graph(), st.useDef(), anchor, sites);
+      rule->matchAt(ctx, anchor, sites);
       if (sites.empty()) continue;
       if (res.steps >= opt.maxSteps) {
         res.stop = StopReason::StepLimit;
@@ -107,7 +106,6 @@ bool runPhase(Stepper& st, GreedyPhase phase, const GreedyOptions& opt, std::mt1
         return false;
       }
       size_t pick = opt.randomSiteOrder ? std::uniform_int_distribution<size_t>(0, sites.size() - 1)(rng) : 0;
-      fits.reset();  // the step changes the graph
       size_t index = st.checked() ? fullIndex(st, *rule, sites[pick]) : pick;
       if (auto done = st.applySiteInPlace(*rule, sites[pick], index); !done) {
         res.stop = StopReason::StepFailed;

@@ -66,7 +66,9 @@ bool readersDisjoint(const Graph& g, const std::vector<NodeId>& rs) {
 // Site: nodes {A, B1..Bk}: A moves a -> s and B1..Bk are every reader of s on A's units, all
 // movements within A's domain. Each Bi becomes a movement from a; A goes. variant 1 (one reader
 // only): the fused copy is itself redundant and readers of its destination read a directly.
-void MergeRaw::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+void MergeRaw::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
+  const Graph& g = ctx.graph();
+  const UseDef& ud = ctx.useDef();
   const Node& a = g.node(anchor);
   if (a.erased || !a.isMove()) return;
   SliceId s = a.outputs[0];
@@ -118,7 +120,9 @@ std::string MergeRaw::explain(const Graph&, const Site& site) const {
 
 // Site: nodes {A, B}, two movements of one source slice on the same units; B's copy is replaced by A's.
 // Anchored at A, the lower-numbered of the two.
-void MergeRar::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+void MergeRar::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
+  const Graph& g = ctx.graph();
+  const UseDef& ud = ctx.useDef();
   const Node& a = g.node(anchor);
   if (a.erased || !a.isMove()) return;
   SliceId src = a.inputs[0], da = a.outputs[0];
@@ -153,7 +157,9 @@ std::string MergeRar::explain(const Graph&, const Site& site) const {
 }
 
 // Site: node {N} whose outputs are temporary slices that nothing reads.
-void DeadStore::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+void DeadStore::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
+  const Graph& g = ctx.graph();
+  const UseDef& ud = ctx.useDef();
   const Node& n = g.node(anchor);
   if (n.erased || n.isSync()) return;
   for (SliceId s : n.outputs)

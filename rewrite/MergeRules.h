@@ -11,7 +11,7 @@ class MergeRaw : public RewriteRule {
  public:
   std::string_view name() const override { return "merge-raw"; }
   GreedyPhase phase() const override { return GreedyPhase::Merge; }
-  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
+  void matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 };
@@ -20,7 +20,7 @@ class MergeRar : public RewriteRule {
  public:
   std::string_view name() const override { return "merge-rar"; }
   GreedyPhase phase() const override { return GreedyPhase::Merge; }
-  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
+  void matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 };
@@ -29,7 +29,7 @@ class DeadStore : public RewriteRule {
  public:
   std::string_view name() const override { return "dead-store"; }
   GreedyPhase phase() const override { return GreedyPhase::Merge; }
-  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
+  void matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 };

@@ -10,6 +10,7 @@
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
 #include "rewrite/GraphEditor.h"
+#include "rewrite/MatchContext.h"
 
 namespace gir {
 
@@ -41,8 +42,8 @@ class RewriteRule {
   virtual GreedyPhase phase() const = 0;
   // Sites anchored at one node (the sync, the first movement, the elementwise op, the dead node).
   // A site depends only on its anchor's neighbourhood and the buffers it touches, which is what lets
-  // the greedy driver re-match only around what a step changed.
-  virtual void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const = 0;
+  // the greedy driver re-match only around what a step changed. Everything it reads comes from `ctx`.
+  virtual void matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& out) const = 0;
   virtual Status apply(GraphEditor& editor, const Site& site) const = 0;
   virtual std::string explain(const Graph& g, const Site& site) const = 0;
 

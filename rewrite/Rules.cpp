@@ -26,10 +26,10 @@ const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rul
 std::vector<Site> RewriteRule::match(const Graph& g) const { return match(g, computeUseDef(g)); }
 
 std::vector<Site> RewriteRule::match(const Graph& g, const UseDef& ud) const {
-  FitCheckCache fits(g, ud);  // the graph stands still for the pass: one schedule for every fits check
+  MatchContext ctx(g, ud);  // the graph stands still for the pass: one schedule for every fits check
   std::vector<Site> out;
   for (uint32_t i = 0; i < g.nodes().size(); ++i)
-    if (!g.nodes()[i].erased) matchAt(g, ud, NodeId(i), out);
+    if (!g.nodes()[i].erased) matchAt(ctx, NodeId(i), out);
   return out;
 }
 

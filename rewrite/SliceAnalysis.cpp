@@ -142,8 +142,6 @@ std::vector<int64_t> bytesAtLevel(const Graph& g, const UseDef& ud, const LevelD
   return bytes;
 }
 
-thread_local FitCheckCache::Impl* activeFitCache = nullptr;
-
 }  // namespace
 
 // Per level: every buffer's footprint and the live bytes at each schedule position (a buffer counts
@@ -153,7 +151,7 @@ struct LevelProfile {
   std::vector<int64_t> live;
 };
 
-struct FitCheckCache::Impl {
+struct FitProfile::Impl {
   Impl(const Graph& graph, const UseDef& useDef) : g(graph), ud(useDef) {}
   const Graph& g;
   const UseDef& ud;
@@ -162,7 +160,6 @@ struct FitCheckCache::Impl {
   size_t positions = 0;
   std::vector<std::pair<int, int>> intervals;
   std::map<std::string, LevelProfile> levels;  // computed on first use
-  Impl* outer = nullptr;
 
   bool schedule() {
     if (!scheduled) {
@@ -206,18 +203,19 @@ struct FitCheckCache::Impl {
   }
 };
 
-FitCheckCache::FitCheckCache(const Graph& g, const UseDef& ud) : impl_(std::make_unique<Impl>(g, ud)) {
-  impl_->outer = activeFitCache;
-  activeFitCache = impl_.get();
-}
+FitProfile::FitProfile(const Graph& g, const UseDef& ud) : impl_(std::make_unique<Impl>(g, ud)) {}
 
-FitCheckCache::~FitCheckCache() { activeFitCache = impl_->outer; }
+FitProfile::~FitProfile() = default;
+
+bool FitProfile::fits(const std::string& level, BufferId candidate, int64_t candidateBytes) {
+  const LevelDecl* l = impl_->g.level(level);
+  if (!l || l->capacityBytes <= 0) return true;
+  return impl_->schedule() && impl_->peakWith(*l, candidate, candidateBytes) <= l->capacityBytes;
+}
 
 bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, BufferId candidate, int64_t candidateBytes) {
   const LevelDecl* l = g.level(level);
   if (!l || l->capacityBytes <= 0) return true;
-  FitCheckCache::Impl* cache = activeFitCache && &activeFitCache->g == &g && &activeFitCache->ud == &ud ? activeFitCache : nullptr;
-  if (cache) return cache->schedule() && cache->peakWith(*l, candidate, candidateBytes) <= l->capacityBytes;
   auto order = topologicalOrder(g);
   if (!order) return false;
   std::vector<int64_t> bytes = bytesAtLevel(g, ud, *l);

@@ -29,22 +29,20 @@ bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, Buf
 bool fitsCapacities(const Graph& g, std::string* why = nullptr);
 
 // The whole-graph part of fitsAtLevel (the schedule, the live intervals, every buffer's bytes at a
-// level) computed once and shared by every fits check of one match pass over an unchanging graph:
-// without it a pass over a graph with N syncs does N whole-graph analyses (0.4 s at 1,000 nodes).
-// While one is alive it serves fitsAtLevel calls on this thread for exactly this graph and use-def;
-// the graph must not change meanwhile. Answers are those fitsAtLevel gives without it.
-class FitCheckCache {
+// level) for one graph that does not change while it is used: one for every fits check of a match
+// pass (MatchContext keeps it), where recomputing it per check made a pass over a graph with N syncs
+// do N whole-graph analyses (0.4 s at 1,000 nodes). Answers are those fitsAtLevel gives.
+class FitProfile {
  public:
-  FitCheckCache(const Graph& g, const UseDef& ud);
-  ~FitCheckCache();
-  FitCheckCache(const FitCheckCache&) = delete;
-  FitCheckCache& operator=(const FitCheckCache&) = delete;
-
-  struct Impl;
+  FitProfile(const Graph& g, const UseDef& ud);
+  ~FitProfile();
+  FitProfile(const FitProfile&) = delete;
+  FitProfile& operator=(const FitProfile&) = delete;
+  bool fits(const std::string& level, BufferId candidate, int64_t candidateBytes);
 
  private:
+  struct Impl;
   std::unique_ptr<Impl> impl_;
-  FitCheckCache* outer_;
 };
 
 // Some slice of this buffer is read through memory (its values come from writes to other slices).

@@ -80,7 +80,9 @@ bool Swap::commutesWithReduce(const ElementwisePayload& ew, ReduceOp r) {
   return false;
 }
 
-void Swap::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+void Swap::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
+  const Graph& g = ctx.graph();
+  const UseDef& ud = ctx.useDef();
   const Node& n = g.node(anchor);
   if (n.erased || !isUnaryElementwise(n)) return;
   Site site{std::string(name()), {}, {}, {}, Scope::Lane, "", 0, g.editVersion, {}, {}};

@@ -15,7 +15,7 @@ class Swap : public RewriteRule {
  public:
   std::string_view name() const override { return "swap"; }
   GreedyPhase phase() const override { return GreedyPhase::Swap; }
-  void matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& out) const override;
+  void matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& out) const override;
   Status apply(GraphEditor& editor, const Site& site) const override;
   std::string explain(const Graph& g, const Site& site) const override;
 

@@ -38,15 +38,16 @@ const LevelDecl* firstLevelWithScope(const Graph& g, Scope s) {
 }
 
 // The level to promote `b` to for an exchange of scope `s`, or "" to stay where it is.
-std::string promotionLevel(const Graph& g, const UseDef& ud, BufferId b, Scope s) {
+std::string promotionLevel(const MatchContext& ctx, BufferId b, Scope s) {
+  const Graph& g = ctx.graph();
   const Buffer& buf = g.buffer(b);
   if (buf.role != BufferRole::Temp || s == Scope::Device) return "";
   const LevelDecl* target = firstLevelWithScope(g, s == Scope::Lane ? Scope::Unit : s);
   const LevelDecl* current = g.level(buf.level);
   if (!target || !current || target->name == current->name || !scopeCovers(current->scope, target->scope)) return "";
   int64_t maxElems = 0;
-  if (!staysWithinScope(g, ud, b, target->scope, maxElems)) return "";
-  if (!fitsAtLevel(g, ud, target->name, b, maxElems * 4)) return "";
+  if (!staysWithinScope(g, ctx.useDef(), b, target->scope, maxElems)) return "";
+  if (!ctx.fitsAtLevel(target->name, b, maxElems * 4)) return "";
   return target->name;
 }
 
@@ -94,7 +95,9 @@ static bool movementsAround(const Graph& g, const UseDef& ud, const Node& sync, 
   return true;
 }
 
-void SyncInsertion::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std::vector<Site>& sites) const {
+void SyncInsertion::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
+  const Graph& g = ctx.graph();
+  const UseDef& ud = ctx.useDef();
   const Node& n = g.node(anchor);
   if (n.erased || !n.isSync()) return;
   std::set<BufferId> buffers;
@@ -105,7 +108,7 @@ void SyncInsertion::matchAt(const Graph& g, const UseDef& ud, NodeId anchor, std
     if (!movementsAround(g, ud, n, b)) continue;
     auto scope = neededScope(g, ud, anchor, b);
     if (!scope || *scope >= n.syncScope()) continue;
-    Site site{std::string(name()), {anchor}, {}, b, *scope, promotionLevel(g, ud, b, *scope), 0, g.editVersion, {}, {}};
+    Site site{std::string(name()), {anchor}, {}, b, *scope, promotionLevel(ctx, b, *scope), 0, g.editVersion, {}, {}};
     if (*scope == Scope::Lane) site.rewire = ud.readers[out[0].value];
     sites.push_back(std::move(site));
   }

@@ -1,10 +1,12 @@
 // The app's step is fast because a full match shares one schedule between its fits checks
-// (rewrite/SliceAnalysis.h FitCheckCache, installed by RewriteRule::match). This checks that the
-// shared answers are the answers: at every state of greedy runs on the golden graphs, a synthetic
-// 40-kernel graph and the LayerNorm lowering, every rule's sites from match() equal those of matching
-// anchor by anchor without the cache (the greedy driver's path), field by field.
+// (rewrite/MatchContext.h, one context per pass in RewriteRule::match). This checks that the shared
+// answers are the answers: at every state of greedy runs on the golden graphs, a synthetic 40-kernel
+// graph and the LayerNorm lowering, every rule's sites from match() equal those of matching anchor by
+// anchor with a fresh context each, field by field; and one context kept across the states (as the
+// greedy driver keeps it across steps) answers every fits check as fitsAtLevel does without one.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "app/Session.h"
@@ -22,8 +24,27 @@ namespace {
 std::vector<Site> anchorByAnchor(const RewriteRule& rule, const Graph& g, const UseDef& ud) {
   std::vector<Site> out;
   for (uint32_t i = 0; i < g.nodes().size(); ++i)
-    if (!g.nodes()[i].erased) rule.matchAt(g, ud, NodeId(i), out);
+    if (!g.nodes()[i].erased) rule.matchAt(MatchContext(g, ud), NodeId(i), out);
   return out;
+}
+
+// Temporaries (what sync insertion promotes) at every capacity-limited level, at a footprint under
+// and one over the capacity; at most 12 buffers per level and state, spread over the ids, since each
+// plain fitsAtLevel is a whole-graph analysis.
+void checkFits(const MatchContext& kept, const Graph& g, const UseDef& ud) {
+  std::vector<uint32_t> temps;
+  for (uint32_t b = 0; b < g.buffers().size(); ++b)
+    if (!g.buffers()[b].erased && g.buffers()[b].role == BufferRole::Temp) temps.push_back(b);
+  size_t stride = std::max<size_t>(1, temps.size() / 12);
+  for (const LevelDecl& l : g.levels) {
+    if (l.capacityBytes <= 0) continue;
+    for (size_t k = 0; k < temps.size(); k += stride)
+      for (int64_t bytes : {l.capacityBytes / 2, l.capacityBytes + 4}) {
+        BufferId b(temps[k]);
+        INFO("level " << l.name << ", buffer %" << g.buffer(b).name << " at " << bytes << " bytes");
+        CHECK(kept.fitsAtLevel(l.name, b, bytes) == fitsAtLevel(g, ud, l.name, b, bytes));
+      }
+  }
 }
 
 void checkEveryState(const Graph& input, const std::string& name) {
@@ -31,7 +52,9 @@ void checkEveryState(const Graph& input, const std::string& name) {
   REQUIRE(runGreedy(st).stop == StopReason::Converged);
   size_t steps = st.history().size();
   while (st.undo()) {}
+  MatchContext kept(st.graph(), st.useDef());  // across every state: its analyses follow editVersion
   for (size_t k = 0;; ++k) {
+    checkFits(kept, st.graph(), st.useDef());
     for (const auto& rule : st.rules()) {
       INFO(name << " after " << k << " steps, rule " << rule->name());
       auto cached = rule->match(st.graph(), st.useDef());

@@ -16,11 +16,12 @@ namespace {
 class SyncInsertionOneTooSmall : public SyncInsertion {
  public:
   std::string_view name() const override { return "sync-insertion-too-small"; }
-  void matchAt(const Graph& g, const UseDef& ud, NodeId i, std::vector<Site>& out) const override {
+  void matchAt(const MatchContext& ctx, NodeId i, std::vector<Site>& out) const override {
+    const Graph& g = ctx.graph();
     const Node& n = g.node(i);
     if (n.erased || !n.isSync()) return;
     BufferId b = g.slice(n.inputs[0]).buffer;
-    auto needed = neededScope(g, ud, i, b);
+    auto needed = neededScope(g, ctx.useDef(), i, b);
     if (!needed || *needed <= Scope::Unit) return;
     Scope wrong = static_cast<Scope>(static_cast<int>(*needed) - 1);
     out.push_back(Site{std::string(name()), {i}, {}, b, wrong, "", 0, g.editVersion, {}, {}});
@@ -31,7 +32,8 @@ class SyncInsertionOneTooSmall : public SyncInsertion {
 class DeadStoreIgnoringReaders : public DeadStore {
  public:
   std::string_view name() const override { return "dead-store-ignoring-readers"; }
-  void matchAt(const Graph& g, const UseDef&, NodeId i, std::vector<Site>& out) const override {
+  void matchAt(const MatchContext& ctx, NodeId i, std::vector<Site>& out) const override {
+    const Graph& g = ctx.graph();
     const Node& n = g.node(i);
     if (!n.erased && n.isMove() && g.buffer(g.slice(n.outputs[0]).buffer).role == BufferRole::Temp)
       out.push_back(Site{std::string(name()), {i}, n.outputs, {}, Scope::Lane, "", 0, g.editVersion, {}, n.outputs});

@@ -1,0 +1,37 @@
+// What a rule's match reads (docs/rewrites.md, "Matching"): the graph, its use-def, and analyses of
+// the graph computed on first use and kept while the graph's editVersion is the one they were
+// computed at. Passed explicitly to every matchAt; nothing is kept on the side between calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/gir/Graph.h"
+#include "rewrite/SliceAnalysis.h"
+
+namespace gir {
+
+class MatchContext {
+ public:
+  // `ud` must describe `g` whenever a rule matches through this context (the driver keeps it so).
+  MatchContext(const Graph& g, const UseDef& ud);
+  ~MatchContext();
+  MatchContext(const MatchContext&) = delete;
+  MatchContext& operator=(const MatchContext&) = delete;
+
+  const Graph& graph() const { return g_; }
+  const UseDef& useDef() const { return ud_; }
+
+  // fitsAtLevel (SliceAnalysis.h), with the schedule and the per-level live bytes shared by every
+  // call while the graph's editVersion stays the same; the answers are fitsAtLevel's.
+  bool fitsAtLevel(const std::string& level, BufferId candidate, int64_t candidateBytes) const;
+
+ private:
+  const Graph& g_;
+  const UseDef& ud_;
+  mutable std::unique_ptr<FitProfile> fits_;  // of g_ at fitsVersion_
+  mutable uint64_t fitsVersion_ = 0;
+};
+
+}  // namespace gir
