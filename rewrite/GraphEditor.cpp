@@ -115,10 +115,29 @@ void restore(Graph& g, const Edit& e, const std::variant<Node, MemorySlice, Buff
   }
   ++g.editVersion;
 }
+
+// An entity an edit added beyond the graph's ids (a replay on the graph as it was before the edits)
+// gets its slot first, as GraphEditor made it: the erased placeholder its edit records as `before`.
+void makeSlot(Graph& g, const Edit& e) {
+  switch (e.entity) {
+    case Edit::Entity::Node:
+      while (g.nodes().size() <= e.id) g.addNode(std::get<Node>(e.before));
+      break;
+    case Edit::Entity::Slice:
+      while (g.slices().size() <= e.id) g.addSlice(std::get<MemorySlice>(e.before));
+      break;
+    case Edit::Entity::Buffer:
+      while (g.buffers().size() <= e.id) g.addBuffer(std::get<Buffer>(e.before));
+      break;
+  }
+}
 }  // namespace
 
 void redoEdits(Graph& g, const std::vector<Edit>& edits) {
-  for (const Edit& e : edits) restore(g, e, e.after);
+  for (const Edit& e : edits) {
+    makeSlot(g, e);
+    restore(g, e, e.after);
+  }
 }
 
 void undoEdits(Graph& g, const std::vector<Edit>& edits) {

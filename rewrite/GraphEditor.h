@@ -47,7 +47,8 @@ class GraphEditor {
   std::set<BufferId> touched_;
 };
 
-// Applies the edits' "after" (redo) or, in reverse order, their "before" (undo).
+// Applies the edits' "after" (redo; an entity the edits added gets its slot where the graph has none, as
+// when replaying a step on the graph before it) or, in reverse order, their "before" (undo).
 void redoEdits(Graph& g, const std::vector<Edit>& edits);
 void undoEdits(Graph& g, const std::vector<Edit>& edits);
 

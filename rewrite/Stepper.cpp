@@ -3,6 +3,7 @@
 #include "rewrite/Stepper.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -88,6 +89,20 @@ void classifyNodeEdits(StepRecord& rec) {
 }
 }  // namespace
 
+// Checked mode: the step's recorded edits, replayed on the graph as it was, must give the graph as it
+// is; otherwise the rule changed something behind GraphEditor's back, and undo, redo and traces would
+// not reproduce it (docs/rewrites.md, "Step API and checked mode").
+Status Stepper::replayMatches(Graph replay, const std::vector<Edit>& edits, const std::string& after, const std::string& context) {
+  redoEdits(replay, edits);
+  if (printGraph(replay) == after) return success();
+  return makeError(context + " changed the graph beyond its recorded edits: replaying them on the graph before the step does not give the graph after it");
+}
+
+void Stepper::restore(Graph before) {
+  before.editVersion = std::max(before.editVersion, graph_.editVersion + 1);  // sites matched meanwhile stay stale
+  graph_ = std::move(before);
+}
+
 Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& site, size_t index) {
   if (auto st = applySiteInPlace(rule, site, index); !st) return st.takeError();
   return history_.back();
@@ -103,15 +118,20 @@ Status Stepper::applySiteInPlace(const RewriteRule& rule, const Site& site, size
   rec.siteKey = site.key();
   rec.explanation = rule.explain(graph_, site);
   if (recordCosts_) rec.costBefore = cost();
+  std::optional<Graph> beforeGraph;
+  if (checked_) beforeGraph = graph_;
   std::string before = checked_ ? printGraph(graph_) : std::string();
   GraphEditor ed(graph_, &ud_);
   Status st = rule.apply(ed, site);
   rec.edits = ed.takeEdits();
   std::string context = "rule '" + rec.rule + "' at site " + std::to_string(index) + " (" + rec.siteKey + ")";
-  if (st && checked_ && printGraph(graph_) == before) st = makeError(context + " reported success but changed nothing");
+  std::string after = checked_ ? printGraph(graph_) : std::string();
+  if (st && checked_ && after == before) st = makeError(context + " reported success but changed nothing");
+  if (st && checked_) st = replayMatches(*beforeGraph, rec.edits, after, context);
   if (st && checked_) st = verifyNow(context);
   if (!st) {
-    undoEdits(graph_, rec.edits);
+    if (beforeGraph) restore(std::move(*beforeGraph));  // also undoes what the edit log missed
+    else undoEdits(graph_, rec.edits);
     ud_ = computeUseDef(graph_);
     return st.takeError();
   }

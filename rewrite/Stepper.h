@@ -78,6 +78,8 @@ class Stepper {
   void adoptSteps(std::vector<StepRecord> steps, Graph result);
 
  private:
+  static Status replayMatches(Graph replay, const std::vector<Edit>& edits, const std::string& after, const std::string& context);
+  void restore(Graph before);  // back to `before` after a failed checked step
   Graph graph_;
   UseDef ud_;  // kept current by every edit; rebuilt after undo/redo
   std::optional<HardwareDesc> hw_;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/gir/Json.h"
+#include "core/gir/Printer.h"
 #include "rewrite/MergeRules.h"
 #include "rewrite/Stepper.h"
 #include "rewrite/SyncInsertion.h"
@@ -73,4 +74,38 @@ TEST_CASE("a dead-store rule that ignores readers is caught", "[rewrite][negativ
   auto rec = st.applySite(wrong, sites[0], 0);
   REQUIRE_FALSE(rec);
   CHECK_THAT(rec.error().message, Catch::Contains("rule 'dead-store-ignoring-readers' at site 0"));
+}
+
+namespace {
+
+// Sync insertion that also renames a buffer behind GraphEditor's back: the graph stays valid and
+// computes the same outputs, so only replaying the recorded edits can see it.
+class SyncInsertionRenamingBehindTheEditor : public SyncInsertion {
+ public:
+  std::string_view name() const override { return "sync-insertion-renaming"; }
+  Status apply(GraphEditor& ed, const Site& site) const override {
+    if (auto st = SyncInsertion::apply(ed, site); !st) return st;
+    ed.graph().buffer(site.buffer).name += "_renamed";
+    return success();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a rule that edits the graph behind GraphEditor's back is caught by replaying its edits", "[rewrite][negative]") {
+  Graph g = load("softmax_device");
+  Stepper st(g, std::nullopt, true);
+  SyncInsertionRenamingBehindTheEditor wrong;
+  auto sites = wrong.match(st.graph());
+  REQUIRE_FALSE(sites.empty());
+  std::string before = printGraph(st.graph());
+  auto rec = st.applySite(wrong, sites[0], 0);
+  REQUIRE_FALSE(rec);
+  CHECK_THAT(rec.error().message, Catch::Contains("rule 'sync-insertion-renaming' at site 0") && Catch::Contains("beyond its recorded edits"));
+  CHECK(st.position() == 0);
+  CHECK(printGraph(st.graph()) == before);  // rolled back, the rename too
+  // The honest rule at the same site is accepted.
+  SyncInsertion right;
+  auto ok = st.applySite(right, right.match(st.graph())[0], 0);
+  CHECK(ok);
 }
