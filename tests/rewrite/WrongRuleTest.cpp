@@ -47,6 +47,13 @@ Graph load(const std::string& name) {
   return *g;
 }
 
+// The rule's first site on the stepper's graph, applied (a checked stepper checks it).
+Expected<StepRecord> applyFirstSite(Stepper& st, const RewriteRule& rule) {
+  auto sites = rule.match(st.graph());
+  REQUIRE_FALSE(sites.empty());
+  return st.applySite(rule, sites[0], 0);
+}
+
 }  // namespace
 
 TEST_CASE("sync insertion one scope too small is caught naming rule and site", "[rewrite][negative]") {
@@ -54,11 +61,7 @@ TEST_CASE("sync insertion one scope too small is caught naming rule and site", "
     INFO(name);
     Graph g = load(name);
     Stepper st(g, std::nullopt, true);
-    SyncInsertionOneTooSmall wrong;
-    auto sites = wrong.match(st.graph());
-    REQUIRE_FALSE(sites.empty());
-    std::string before = st.graph().name;
-    auto rec = st.applySite(wrong, sites[0], 0);
+    auto rec = applyFirstSite(st, SyncInsertionOneTooSmall());
     REQUIRE_FALSE(rec);
     CHECK_THAT(rec.error().message, Catch::Contains("rule 'sync-insertion-too-small' at site 0") && Catch::Contains("race"));
     CHECK(st.position() == 0);  // the failed step was rolled back
@@ -68,10 +71,7 @@ TEST_CASE("sync insertion one scope too small is caught naming rule and site", "
 TEST_CASE("a dead-store rule that ignores readers is caught", "[rewrite][negative]") {
   Graph g = load("relu");
   Stepper st(g, std::nullopt, true);
-  DeadStoreIgnoringReaders wrong;
-  auto sites = wrong.match(st.graph());
-  REQUIRE_FALSE(sites.empty());
-  auto rec = st.applySite(wrong, sites[0], 0);
+  auto rec = applyFirstSite(st, DeadStoreIgnoringReaders());
   REQUIRE_FALSE(rec);
   CHECK_THAT(rec.error().message, Catch::Contains("rule 'dead-store-ignoring-readers' at site 0"));
 }
@@ -95,17 +95,12 @@ class SyncInsertionRenamingBehindTheEditor : public SyncInsertion {
 TEST_CASE("a rule that edits the graph behind GraphEditor's back is caught by replaying its edits", "[rewrite][negative]") {
   Graph g = load("softmax_device");
   Stepper st(g, std::nullopt, true);
-  SyncInsertionRenamingBehindTheEditor wrong;
-  auto sites = wrong.match(st.graph());
-  REQUIRE_FALSE(sites.empty());
   std::string before = printGraph(st.graph());
-  auto rec = st.applySite(wrong, sites[0], 0);
+  auto rec = applyFirstSite(st, SyncInsertionRenamingBehindTheEditor());
   REQUIRE_FALSE(rec);
   CHECK_THAT(rec.error().message, Catch::Contains("rule 'sync-insertion-renaming' at site 0") && Catch::Contains("beyond its recorded edits"));
   CHECK(st.position() == 0);
   CHECK(printGraph(st.graph()) == before);  // rolled back, the rename too
   // The honest rule at the same site is accepted.
-  SyncInsertion right;
-  auto ok = st.applySite(right, right.match(st.graph())[0], 0);
-  CHECK(ok);
+  CHECK(applyFirstSite(st, SyncInsertion()));
 }
