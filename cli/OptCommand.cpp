@@ -1,5 +1,7 @@
 // `gir opt FILE [--greedy] [--rule NAME --site N] [--list] [--trace OUT.json] [--replay TRACE.json]
-//   [--print-after-each] [--verify-each] [--target T] [-o OUT]`: the rewrite stepper, headless.
+//   [--print-after-each] [--verify-each] [--debug-rewrites] [--target T] [-o OUT]`: the rewrite
+//   stepper, headless. --debug-rewrites prints on stderr why each candidate anchor of the final graph
+//   gave its rule no site (docs/rewrites.md, "Matching").
 #include <iostream>
 
 #include "cli/Args.h"
@@ -42,6 +44,14 @@ void printSteps(Stepper& st, bool withGraphs) {
   }
 }
 
+// Every rule's refusals on the graph: "rule: node #N (the node): reason", one per line, on stderr.
+void printRefusals(const Stepper& st) {
+  auto refusals = matchRefusals(st.rules(), st.graph());
+  std::cerr << "match refusals: " << refusals.size() << "\n";
+  for (const auto& r : refusals)
+    std::cerr << "  " << r.rule << ": node #" << r.anchor.value << " (" << describeNode(st.graph(), r.anchor) << "): " << r.reason << "\n";
+}
+
 int listCandidates(const Stepper& st) {
   auto cands = st.candidates();
   std::cout << cands.size() << " applicable rewrite(s):\n";
@@ -55,7 +65,7 @@ int listCandidates(const Stepper& st) {
 
 int runOpt(const CommandArgs& argv) {
   auto args = parseArgs(argv, {"rule", "site", "trace", "replay", "target", "o", "seed"},
-                        {"greedy", "print-after-each", "verify-each", "list", "quiet"});
+                        {"greedy", "print-after-each", "verify-each", "list", "quiet", "debug-rewrites"});
   if (!args) return reportBadInput(args.error());
   if (args->positional.size() != 1) return reportBadInput(makeError("usage: gir opt FILE [--greedy | --rule NAME --site N | --list] ..."));
   auto g = loadGirFile(args->positional[0]);
@@ -69,7 +79,10 @@ int runOpt(const CommandArgs& argv) {
   if (!site) return reportBadInput(site.error());
   Stepper st(*g, hardwareFor(*g, *args), args->has("verify-each"), static_cast<uint64_t>(*seed));
   std::cout << "before: " << st.cost().str() << "\n";
-  if (args->has("list")) return listCandidates(st);
+  if (args->has("list")) {
+    if (args->has("debug-rewrites")) printRefusals(st);
+    return listCandidates(st);
+  }
   int code = kExitOk;
   if (args->hasOption("replay")) {
     auto text = readFile(args->option("replay"));
@@ -97,6 +110,7 @@ int runOpt(const CommandArgs& argv) {
     }
   }
   if (args->has("print-after-each") || !args->has("quiet")) printSteps(st, args->has("print-after-each"));
+  if (args->has("debug-rewrites")) printRefusals(st);
   std::cout << "after: " << st.cost().str() << "\n";
   if (args->hasOption("o")) {
     if (auto w = writeOutput(args->option("o", "-"), printGraph(st.graph())); !w) return reportBadInput(w.error());

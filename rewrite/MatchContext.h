@@ -6,11 +6,20 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/gir/Graph.h"
 #include "rewrite/SliceAnalysis.h"
 
 namespace gir {
+
+// Why a candidate anchor gave a rule no site (MLIR's debug log of failed matches; gir opt --debug-rewrites).
+struct MatchRefusal {
+  std::string rule;
+  NodeId anchor;
+  std::string reason;
+};
 
 class MatchContext {
  public:
@@ -27,11 +36,20 @@ class MatchContext {
   // call while the graph's editVersion stays the same; the answers are fitsAtLevel's.
   bool fitsAtLevel(const std::string& level, BufferId candidate, int64_t candidateBytes) const;
 
+  // Refusals are recorded only into a log the caller gives; a rule asks `recordsRefusals()` before it
+  // spends anything on building a reason.
+  void recordRefusalsIn(std::vector<MatchRefusal>* log) { refusals_ = log; }
+  bool recordsRefusals() const { return refusals_ != nullptr; }
+  void refuse(std::string_view rule, NodeId anchor, std::string reason) const {
+    if (refusals_) refusals_->push_back(MatchRefusal{std::string(rule), anchor, std::move(reason)});
+  }
+
  private:
   const Graph& g_;
   const UseDef& ud_;
   mutable std::unique_ptr<FitProfile> fits_;  // of g_ at fitsVersion_
   mutable uint64_t fitsVersion_ = 0;
+  std::vector<MatchRefusal>* refusals_ = nullptr;
 };
 
 }  // namespace gir

@@ -72,12 +72,18 @@ void MergeRaw::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>
   const Node& a = g.node(anchor);
   if (a.erased || !a.isMove()) return;
   SliceId s = a.outputs[0];
-  if (!isTemp(g, s) || readThroughMemory(ud, g.slice(s).buffer)) return;
+  auto refuse = [&](const char* why) {
+    if (ctx.recordsRefusals()) ctx.refuse(name(), anchor, sname(s) + ": " + why);
+  };
+  if (!isTemp(g, s)) return refuse("the movement writes a graph input or output, not a temporary");
+  if (readThroughMemory(ud, g.slice(s).buffer)) return refuse("its buffer is read through memory (a reader reads what other slices wrote)");
   bool ok = false;
   auto readers = rawReaders(g, ud, a, s, ok);
-  if (!ok || readers.empty()) return;
+  if (readers.empty()) return refuse("nothing reads it on the movement's units");
+  if (!ok) return refuse("a reader on the movement's units is not a movement within the movement's domain");
   const LevelDecl* srcLevel = g.levelOf(g.slice(a.inputs[0]).buffer);
-  if (srcLevel && srcLevel->scope == Scope::Device && !readersDisjoint(g, readers)) return;
+  if (srcLevel && srcLevel->scope == Scope::Device && !readersDisjoint(g, readers))
+    return refuse("the source is in DRAM and the readers' domains overlap, so DRAM reads would grow");
   SliceId dst = g.node(readers[0]).outputs[0];
   int variant = readers.size() == 1 && copyIsRedundant(g, ud, a.inputs[0], dst, g.domainOf(g.node(readers[0]))) ? 1 : 0;
   Site site{std::string(name()), {anchor}, {s}, g.slice(s).buffer, Scope::Lane, "", variant, g.editVersion, {}, {}};
@@ -131,13 +137,18 @@ void MergeRar::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>
     if (bId <= anchor || !g.node(bId).isMove()) continue;
     const Node& b = g.node(bId);
     SliceId db = b.outputs[0];
-    if (g.domainOf(a) != g.domainOf(b) || !isTemp(g, db)) continue;
-    if (g.buffer(g.slice(da).buffer).level != g.buffer(g.slice(db).buffer).level) continue;
-    if (g.slice(da).shape != g.slice(db).shape || ud.writers[db.value].size() != 1) continue;
-    if (readBySync(g, ud, db) || readThroughMemory(ud, g.slice(db).buffer)) continue;
+    auto refuse = [&](const char* why) {
+      if (ctx.recordsRefusals()) ctx.refuse(name(), anchor, "with node #" + std::to_string(bId.value) + " (" + sname(db) + "): " + why);
+    };
+    if (g.domainOf(a) != g.domainOf(b)) { refuse("the two run on different units"); continue; }
+    if (!isTemp(g, db)) { refuse("the second copy is not a temporary"); continue; }
+    if (g.buffer(g.slice(da).buffer).level != g.buffer(g.slice(db).buffer).level) { refuse("the copies are at different levels"); continue; }
+    if (g.slice(da).shape != g.slice(db).shape) { refuse("the copies have different shapes"); continue; }
+    if (ud.writers[db.value].size() != 1) { refuse("the second copy has other writers"); continue; }
+    if (readBySync(g, ud, db) || readThroughMemory(ud, g.slice(db).buffer)) { refuse("the second copy is read by a sync or through memory"); continue; }
     bool readersCovered = true;
     for (NodeId r : ud.readers[db.value]) readersCovered &= domainWithin(g.domainOf(g.node(r)), g.domainOf(b));
-    if (!readersCovered) continue;
+    if (!readersCovered) { refuse("a reader of the second copy runs on units it does not cover"); continue; }
     sites.push_back(Site{std::string(name()), {anchor, bId}, {src}, g.slice(db).buffer, Scope::Lane, "", 0, g.editVersion,
                          ud.readers[db.value], {db}});
   }
@@ -162,8 +173,11 @@ void DeadStore::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site
   const UseDef& ud = ctx.useDef();
   const Node& n = g.node(anchor);
   if (n.erased || n.isSync()) return;
-  for (SliceId s : n.outputs)
-    if (!isTemp(g, s) || !ud.readers[s.value].empty() || readThroughMemory(ud, g.slice(s).buffer)) return;
+  for (SliceId s : n.outputs) {
+    if (!isTemp(g, s) || !ud.readers[s.value].empty()) return;  // not a candidate: live or not a temporary
+    if (readThroughMemory(ud, g.slice(s).buffer))
+      return ctx.refuse(name(), anchor, sname(s) + " is unread, but its buffer is read through memory");
+  }
   std::vector<SliceId> unused;
   for (SliceId s : n.outputs)
     if (ud.writers[s.value].size() == 1) unused.push_back(s);

@@ -56,4 +56,8 @@ class RewriteRule {
 std::vector<std::unique_ptr<RewriteRule>> allRules();
 const RewriteRule* findRule(const std::vector<std::unique_ptr<RewriteRule>>& rules, std::string_view name);
 
+// Every rule matched at every node of `g`, keeping only why candidate anchors gave no site, in rule
+// order and then node order (gir opt --debug-rewrites).
+std::vector<MatchRefusal> matchRefusals(const std::vector<std::unique_ptr<RewriteRule>>& rules, const Graph& g);
+
 }  // namespace gir

@@ -33,6 +33,18 @@ std::vector<Site> RewriteRule::match(const Graph& g, const UseDef& ud) const {
   return out;
 }
 
+std::vector<MatchRefusal> matchRefusals(const std::vector<std::unique_ptr<RewriteRule>>& rules, const Graph& g) {
+  UseDef ud = computeUseDef(g);
+  std::vector<MatchRefusal> log;
+  MatchContext ctx(g, ud);
+  ctx.recordRefusalsIn(&log);
+  std::vector<Site> ignored;
+  for (const auto& rule : rules)
+    for (uint32_t i = 0; i < g.nodes().size(); ++i)
+      if (!g.nodes()[i].erased) rule->matchAt(ctx, NodeId(i), ignored);
+  return log;
+}
+
 std::string Site::key() const {
   std::string k;
   for (NodeId n : nodes) k += (k.empty() ? "n" : ",n") + std::to_string(n.value);

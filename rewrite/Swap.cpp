@@ -19,51 +19,52 @@ bool onlyReader(const UseDef& ud, SliceId s, NodeId n) {
   return ud.readers[s.value].size() == 1 && ud.readers[s.value][0] == n;
 }
 
-// The chain E <- sync S <- store W through one temp buffer used by nothing else.
-bool matchAcrossSync(const Graph& g, const UseDef& ud, NodeId e, Site& site) {
+// The chain E <- sync S <- store W through one temp buffer used by nothing else: nullptr, with `site`
+// filled, or why not.
+const char* matchAcrossSync(const Graph& g, const UseDef& ud, NodeId e, Site& site) {
   SliceId s2 = g.node(e).inputs[0];
-  if (ud.writers[s2.value].size() != 1 || !onlyReader(ud, s2, e)) return false;
+  if (ud.writers[s2.value].size() != 1 || !onlyReader(ud, s2, e)) return "its input has another writer or reader";
   NodeId sId = ud.writers[s2.value][0];
   const Node& s = g.node(sId);
-  if (!s.isSync()) return false;
+  if (!s.isSync()) return "its input is not written by a sync";
   BufferId b = g.slice(s2).buffer;
-  if (g.buffer(b).role != BufferRole::Temp) return false;
+  if (g.buffer(b).role != BufferRole::Temp) return "its input is not a temporary";
   SliceId s1;
   int onB = 0;
   for (SliceId in : s.inputs)
     if (g.slice(in).buffer == b) { s1 = in; ++onB; }
   int outOnB = 0;
   for (SliceId out : s.outputs) outOnB += g.slice(out).buffer == b;
-  if (onB != 1 || outOnB != 1 || ud.writers[s1.value].size() != 1 || ud.readers[s1.value].size() != 1) return false;
+  if (onB != 1 || outOnB != 1 || ud.writers[s1.value].size() != 1 || ud.readers[s1.value].size() != 1)
+    return "the sync hands on more than the one slice of its buffer";
   NodeId w = ud.writers[s1.value][0];
-  if (!g.node(w).isMove()) return false;
+  if (!g.node(w).isMove()) return "what the sync hands on is not written by a movement";
   for (SliceId t : ud.slicesOfBuffer[b.value])  // nothing else touches the buffer
     if (!g.slice(t).erased && t != s1 && t != s2 && (!ud.readers[t.value].empty() || !ud.writers[t.value].empty()))
-      return false;
+      return "other slices of the buffer are used";
   site.nodes = {e, sId, w};
   site.variant = 0;
-  return true;
+  return nullptr;
 }
 
-bool matchAcrossProducer(const Graph& g, const UseDef& ud, NodeId e, Site& site) {
+const char* matchAcrossProducer(const Graph& g, const UseDef& ud, NodeId e, Site& site) {
   SliceId t = g.node(e).inputs[0];
-  if (ud.writers[t.value].size() != 1 || !onlyReader(ud, t, e)) return false;
+  if (ud.writers[t.value].size() != 1 || !onlyReader(ud, t, e)) return "its input has another writer or reader";
   NodeId p = ud.writers[t.value][0];
   const Node& prod = g.node(p);
-  if (g.buffer(g.slice(t).buffer).role != BufferRole::Temp) return false;
+  if (g.buffer(g.slice(t).buffer).role != BufferRole::Temp) return "its input is not a temporary";
   const auto& ew = std::get<ElementwisePayload>(g.node(e).payload);
-  if (g.domainOf(prod) != g.domainOf(g.node(e))) return false;
+  if (g.domainOf(prod) != g.domainOf(g.node(e))) return "its producer runs on other units";
   if (prod.kind() == NodeKind::Broadcast) {
     site.nodes = {e, p};
     site.variant = 1;
-    return true;
+    return nullptr;
   }
-  if (prod.kind() == NodeKind::Reduce && Swap::commutesWithReduce(ew, std::get<ReducePayload>(prod.payload).op)) {
-    site.nodes = {e, p};
-    site.variant = 2;
-    return true;
-  }
-  return false;
+  if (prod.kind() != NodeKind::Reduce) return "its producer is neither a broadcast nor a reduce";
+  if (!Swap::commutesWithReduce(ew, std::get<ReducePayload>(prod.payload).op)) return "it does not commute exactly with the reduce";
+  site.nodes = {e, p};
+  site.variant = 2;
+  return nullptr;
 }
 
 }  // namespace
@@ -86,7 +87,11 @@ void Swap::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& si
   const Node& n = g.node(anchor);
   if (n.erased || !isUnaryElementwise(n)) return;
   Site site{std::string(name()), {}, {}, {}, Scope::Lane, "", 0, g.editVersion, {}, {}};
-  if (matchAcrossSync(g, ud, anchor, site) || matchAcrossProducer(g, ud, anchor, site)) sites.push_back(site);
+  const char* acrossSync = matchAcrossSync(g, ud, anchor, site);
+  const char* acrossProducer = acrossSync ? matchAcrossProducer(g, ud, anchor, site) : nullptr;
+  if (!acrossSync || !acrossProducer) return sites.push_back(site);
+  if (ctx.recordsRefusals())
+    ctx.refuse(name(), anchor, std::string("across a sync: ") + acrossSync + "; across its producer: " + acrossProducer);
 }
 
 namespace {

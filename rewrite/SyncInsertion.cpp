@@ -102,12 +102,26 @@ void SyncInsertion::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<
   if (n.erased || !n.isSync()) return;
   std::set<BufferId> buffers;
   for (SliceId s : n.inputs) buffers.insert(g.slice(s).buffer);
+  auto refuse = [&](BufferId b, const std::string& why) {
+    if (ctx.recordsRefusals()) ctx.refuse(name(), anchor, "buffer %" + g.buffer(b).name + ": " + why);
+  };
   for (BufferId b : buffers) {
     auto out = slicesOn(g, n.outputs, b);
     if (out.empty() || g.buffer(b).role == BufferRole::Input) continue;
-    if (!movementsAround(g, ud, n, b)) continue;
+    if (!movementsAround(g, ud, n, b)) {
+      refuse(b, "a writer before the sync or a reader after it is not a data movement (an elementwise op in the way is swap's to move)");
+      continue;
+    }
     auto scope = neededScope(g, ud, anchor, b);
-    if (!scope || *scope >= n.syncScope()) continue;
+    if (!scope) {
+      refuse(b, "some element read after the sync is not written before it");
+      continue;
+    }
+    if (*scope >= n.syncScope()) {
+      if (ctx.recordsRefusals())
+        refuse(b, "the exchange needs " + std::string(scopeName(*scope)) + " scope and the sync already is " + std::string(scopeName(n.syncScope())));
+      continue;
+    }
     Site site{std::string(name()), {anchor}, {}, b, *scope, promotionLevel(ctx, b, *scope), 0, g.editVersion, {}, {}};
     if (*scope == Scope::Lane) site.rewire = ud.readers[out[0].value];
     sites.push_back(std::move(site));

@@ -156,6 +156,24 @@ TEST_CASE("gir opt --print-after-each prints the graph after every step", "[cli]
   CHECK(out.substr(first, lastGraph.size()) != lastGraph);
 }
 
+TEST_CASE("gir opt --debug-rewrites says on stderr why the final graph's candidate anchors gave no site", "[cli]") {
+  int code = -1;
+  // Indexed by destination, greedy stops at three kernels: both device syncs exchange across blocks.
+  std::string out = runGir("opt " + test::sourcePath("tests/golden/gir/shufflenet_dest.gir") + " --greedy --quiet --debug-rewrites", code);
+  INFO(out);
+  REQUIRE(code == 0);
+  CHECK_THAT(out, Catch::Contains("sync-insertion: node #3 (sync device (%s3) -> (%s6)): buffer %c: the exchange needs device scope and the sync already is device"));
+  CHECK_THAT(out, Catch::Contains("sync-insertion: node #6 (sync device (%s7) -> (%s8, %s9)): buffer %t: the exchange needs device scope"));
+  // Indexed by source it reaches one kernel: no sync is left to refuse, only the final stores.
+  out = runGir("opt " + test::sourcePath("tests/golden/gir/shufflenet_source.gir") + " --greedy --quiet --debug-rewrites", code);
+  REQUIRE(code == 0);
+  CHECK(test::countOf(out, "sync-insertion:") == 0);
+  CHECK(test::countOf(out, "the movement writes a graph input or output, not a temporary") == 4);
+  // Without the flag, nothing of it.
+  out = runGir("opt " + test::sourcePath("tests/golden/gir/shufflenet_source.gir") + " --greedy --quiet", code);
+  CHECK(test::countOf(out, "match refusals") == 0);
+}
+
 TEST_CASE("gir opt: listing, a missing site, a bad trace", "[cli][malformed]") {
   int code = -1;
   std::string file = test::sourcePath("tests/golden/gir/softmax_device.gir");

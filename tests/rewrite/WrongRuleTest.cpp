@@ -104,3 +104,32 @@ TEST_CASE("a rule that edits the graph behind GraphEditor's back is caught by re
   // The honest rule at the same site is accepted.
   CHECK(applyFirstSite(st, SyncInsertion()));
 }
+
+TEST_CASE("match refusals name the rule, the anchor and the reason, and leave the sites as they were", "[rewrite]") {
+  Graph g = load("softmax_device");
+  auto rules = allRules();
+  auto refusals = matchRefusals(rules, g);
+  // The exp reads a temporary that an elementwise op wrote: swap has nothing to cross.
+  bool swapRefused = false;
+  for (const auto& r : refusals)
+    if (r.rule == "swap" && g.node(r.anchor).kind() == NodeKind::Elementwise)
+      swapRefused = r.reason == "across a sync: its input is not written by a sync; across its producer: its producer is neither a broadcast nor a reduce";
+  CHECK(swapRefused);
+  // A refusal and a site of one rule never share an anchor where the rule has one candidate per
+  // anchor (merge-raw, swap, dead-store); logging changes no site.
+  for (const auto& rule : rules) {
+    auto sites = rule->match(g);
+    UseDef ud = computeUseDef(g);
+    std::vector<MatchRefusal> log;
+    MatchContext ctx(g, ud);
+    ctx.recordRefusalsIn(&log);
+    std::vector<Site> logged;
+    for (uint32_t i = 0; i < g.nodes().size(); ++i)
+      if (!g.nodes()[i].erased) rule->matchAt(ctx, NodeId(i), logged);
+    REQUIRE(logged.size() == sites.size());
+    for (size_t i = 0; i < sites.size(); ++i) CHECK(logged[i].key() == sites[i].key());
+    if (rule->name() == "sync-insertion" || rule->name() == "merge-rar") continue;
+    for (const auto& r : log)
+      for (const auto& s : sites) CHECK(s.nodes[0] != r.anchor);
+  }
+}
