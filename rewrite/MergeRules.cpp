@@ -85,26 +85,29 @@ void MergeRaw::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>
   if (srcLevel && srcLevel->scope == Scope::Device && !readersDisjoint(g, readers))
     return refuse("the source is in DRAM and the readers' domains overlap, so DRAM reads would grow");
   SliceId dst = g.node(readers[0]).outputs[0];
-  int variant = readers.size() == 1 && copyIsRedundant(g, ud, a.inputs[0], dst, g.domainOf(g.node(readers[0]))) ? 1 : 0;
-  Site site{std::string(name()), {anchor}, {s}, g.slice(s).buffer, Scope::Lane, "", variant, g.editVersion, {}, {}};
-  site.nodes.insert(site.nodes.end(), readers.begin(), readers.end());
-  if (variant == 1) {
-    site.rewire = ud.readers[dst.value];
-    site.eraseSlices.push_back(dst);
+  MergeRawFacts facts;
+  facts.copyRedundant = readers.size() == 1 && copyIsRedundant(g, ud, a.inputs[0], dst, g.domainOf(g.node(readers[0])));
+  if (facts.copyRedundant) {
+    facts.rewire = ud.readers[dst.value];
+    facts.eraseSlices.push_back(dst);
   }
   // s is unused afterwards when these were its only readers and A its only writer.
-  if (readers.size() == ud.readers[s.value].size() && ud.writers[s.value].size() == 1) site.eraseSlices.push_back(s);
+  if (readers.size() == ud.readers[s.value].size() && ud.writers[s.value].size() == 1) facts.eraseSlices.push_back(s);
+  Site site{std::string(name()), {anchor}, {s}, g.slice(s).buffer, g.editVersion, std::move(facts)};
+  site.nodes.insert(site.nodes.end(), readers.begin(), readers.end());
   sites.push_back(std::move(site));
 }
 
 Status MergeRaw::apply(GraphEditor& ed, const Site& site) const {
+  const auto* facts = site.factsAs<MergeRawFacts>();
+  if (!facts) return foreignSite(name(), site);
   Graph& g = ed.graph();
   NodeId aId = site.nodes[0];
   SliceId src = g.node(aId).inputs[0];
   for (size_t k = 1; k < site.nodes.size(); ++k) {
     NodeId bId = site.nodes[k];
-    if (site.variant == 1) {
-      ed.replaceReads(g.node(bId).outputs[0], src, site.rewire);
+    if (facts->copyRedundant) {
+      ed.replaceReads(g.node(bId).outputs[0], src, facts->rewire);
       ed.eraseNode(bId);
       continue;
     }
@@ -113,13 +116,15 @@ Status MergeRaw::apply(GraphEditor& ed, const Site& site) const {
     ed.replaceNode(bId, std::move(fused));
   }
   ed.eraseNode(aId);
-  for (SliceId s : site.eraseSlices) ed.eraseSlice(s);
+  for (SliceId s : facts->eraseSlices) ed.eraseSlice(s);
   return success();
 }
 
 std::string MergeRaw::explain(const Graph&, const Site& site) const {
+  const auto* facts = site.factsAs<MergeRawFacts>();
+  if (!facts) return foreignSite(name(), site).error().message;
   std::string s = sname(site.slices[0]);
-  if (site.variant == 1)
+  if (facts->copyRedundant)
     return "The value is moved into " + s + " and straight out again in the same element order, so readers can use the original and both movements go.";
   return "A movement writes " + s + " and the next one reads exactly " + s + " back, so the two become one movement from the first's source to the second's destination.";
 }
@@ -149,17 +154,17 @@ void MergeRar::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>
     bool readersCovered = true;
     for (NodeId r : ud.readers[db.value]) readersCovered &= domainWithin(g.domainOf(g.node(r)), g.domainOf(b));
     if (!readersCovered) { refuse("a reader of the second copy runs on units it does not cover"); continue; }
-    sites.push_back(Site{std::string(name()), {anchor, bId}, {src}, g.slice(db).buffer, Scope::Lane, "", 0, g.editVersion,
-                         ud.readers[db.value], {db}});
+    sites.push_back(Site{std::string(name()), {anchor, bId}, {src}, g.slice(db).buffer, g.editVersion, MergeRarFacts{ud.readers[db.value], db}});
   }
 }
 
 Status MergeRar::apply(GraphEditor& ed, const Site& site) const {
-  Graph& g = ed.graph();
-  SliceId keep = g.node(site.nodes[0]).outputs[0], drop = g.node(site.nodes[1]).outputs[0];
-  ed.replaceReads(drop, keep, site.rewire);
+  const auto* facts = site.factsAs<MergeRarFacts>();
+  if (!facts) return foreignSite(name(), site);
+  SliceId keep = ed.graph().node(site.nodes[0]).outputs[0];
+  ed.replaceReads(facts->dropped, keep, facts->rewire);
   ed.eraseNode(site.nodes[1]);
-  ed.eraseSlice(drop);
+  ed.eraseSlice(facts->dropped);
   return success();
 }
 
@@ -181,12 +186,14 @@ void DeadStore::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site
   std::vector<SliceId> unused;
   for (SliceId s : n.outputs)
     if (ud.writers[s.value].size() == 1) unused.push_back(s);
-  sites.push_back(Site{std::string(name()), {anchor}, n.outputs, {}, Scope::Lane, "", 0, g.editVersion, {}, unused});
+  sites.push_back(Site{std::string(name()), {anchor}, n.outputs, {}, g.editVersion, DeadStoreFacts{unused}});
 }
 
 Status DeadStore::apply(GraphEditor& ed, const Site& site) const {
+  const auto* facts = site.factsAs<DeadStoreFacts>();
+  if (!facts) return foreignSite(name(), site);
   ed.eraseNode(site.nodes[0]);
-  for (SliceId s : site.eraseSlices) ed.eraseSlice(s);
+  for (SliceId s : facts->unused) ed.eraseSlice(s);
   return success();
 }
 

@@ -11,23 +11,29 @@
 #include "core/gir/Graph.h"
 #include "rewrite/GraphEditor.h"
 #include "rewrite/MatchContext.h"
+#include "rewrite/SiteFacts.h"
 
 namespace gir {
 
-// A place where a rule applies, with what `match` computed about it.
+// A place where a rule applies: the nodes, slices and buffer it involves (what traces key it by and
+// the app highlights), and the rule's own facts about it (SiteFacts.h).
 struct Site {
   std::string rule;
   std::vector<NodeId> nodes;      // the gOperators involved, in the rule's own order
   std::vector<SliceId> slices;    // slices the rule rewires
   BufferId buffer;                // the buffer involved, when one is
-  Scope scope = Scope::Device;    // sync-insertion: the scope found
-  std::string level;              // sync-insertion: the level to promote to ("" = stay)
-  int variant = 0;                // rule-specific sub-case
   uint64_t graphVersion = 0;      // the graph's editVersion when matched; apply rejects stale sites
-  std::vector<NodeId> rewire;     // readers apply redirects (so apply needs no use-def facts)
-  std::vector<SliceId> eraseSlices;  // slices left unused after apply
+  SiteFacts facts;
+  // The facts as the rule that reads them expects them; null for a site of another rule.
+  template <class Facts>
+  const Facts* factsAs() const {
+    return std::get_if<Facts>(&facts);
+  }
   std::string key() const;        // stable text identifying the site ("n3,n5|s4"), for traces
 };
+
+// A rule's apply given a site of another rule.
+Status foreignSite(std::string_view rule, const Site& site);
 
 // The greedy optimizer's phases, in the order one round runs them (paper Algorithm 1): insert syncs
 // everywhere possible, swap everywhere possible, merge until nothing merges. A rule names its phase,

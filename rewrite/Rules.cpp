@@ -45,6 +45,10 @@ std::vector<MatchRefusal> matchRefusals(const std::vector<std::unique_ptr<Rewrit
   return log;
 }
 
+Status foreignSite(std::string_view rule, const Site& site) {
+  return makeError("rule '" + std::string(rule) + "' cannot apply a site of rule '" + site.rule + "' (" + site.key() + ")");
+}
+
 std::string Site::key() const {
   std::string k;
   for (NodeId n : nodes) k += (k.empty() ? "n" : ",n") + std::to_string(n.value);

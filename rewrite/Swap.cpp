@@ -43,7 +43,7 @@ const char* matchAcrossSync(const Graph& g, const UseDef& ud, NodeId e, Site& si
     if (!g.slice(t).erased && t != s1 && t != s2 && (!ud.readers[t.value].empty() || !ud.writers[t.value].empty()))
       return "other slices of the buffer are used";
   site.nodes = {e, sId, w};
-  site.variant = 0;
+  site.facts = SwapFacts{SwapCrossing::StoreAndSync};
   return nullptr;
 }
 
@@ -57,13 +57,13 @@ const char* matchAcrossProducer(const Graph& g, const UseDef& ud, NodeId e, Site
   if (g.domainOf(prod) != g.domainOf(g.node(e))) return "its producer runs on other units";
   if (prod.kind() == NodeKind::Broadcast) {
     site.nodes = {e, p};
-    site.variant = 1;
+    site.facts = SwapFacts{SwapCrossing::Broadcast};
     return nullptr;
   }
   if (prod.kind() != NodeKind::Reduce) return "its producer is neither a broadcast nor a reduce";
   if (!Swap::commutesWithReduce(ew, std::get<ReducePayload>(prod.payload).op)) return "it does not commute exactly with the reduce";
   site.nodes = {e, p};
-  site.variant = 2;
+  site.facts = SwapFacts{SwapCrossing::Reduce};
   return nullptr;
 }
 
@@ -86,7 +86,7 @@ void Swap::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& si
   const UseDef& ud = ctx.useDef();
   const Node& n = g.node(anchor);
   if (n.erased || !isUnaryElementwise(n)) return;
-  Site site{std::string(name()), {}, {}, {}, Scope::Lane, "", 0, g.editVersion, {}, {}};
+  Site site{std::string(name()), {}, {}, {}, g.editVersion, SwapFacts{}};
   const char* acrossSync = matchAcrossSync(g, ud, anchor, site);
   const char* acrossProducer = acrossSync ? matchAcrossProducer(g, ud, anchor, site) : nullptr;
   if (!acrossSync || !acrossProducer) return sites.push_back(site);
@@ -113,6 +113,8 @@ SliceId freshCopyOf(GraphEditor& ed, SliceId like, const std::string& suffix) {
 }  // namespace
 
 Status Swap::apply(GraphEditor& ed, const Site& site) const {
+  const auto* facts = site.factsAs<SwapFacts>();
+  if (!facts) return foreignSite(name(), site);
   Graph& g = ed.graph();
   NodeId e = site.nodes[0];
   Node ew = g.node(e);
@@ -127,7 +129,7 @@ Status Swap::apply(GraphEditor& ed, const Site& site) const {
   early.domain = prod.domain;
   ed.addNode(std::move(early));
   prod.inputs = {fresh};
-  if (site.variant == 0) {
+  if (facts->crossing == SwapCrossing::StoreAndSync) {
     ed.replaceNode(producer, std::move(prod));
     Node move{MovePayload{}, ew.inputs, ew.outputs, ew.domain};
     ed.replaceNode(e, std::move(move));
@@ -142,14 +144,17 @@ Status Swap::apply(GraphEditor& ed, const Site& site) const {
 }
 
 std::string Swap::explain(const Graph& g, const Site& site) const {
+  const auto* facts = site.factsAs<SwapFacts>();
+  if (!facts) return foreignSite(name(), site).error().message;
   std::string op(elementwiseName(std::get<ElementwisePayload>(g.node(site.nodes[0]).payload).op));
-  switch (site.variant) {
-    case 0:
+  switch (facts->crossing) {
+    case SwapCrossing::StoreAndSync:
       return "Movements and syncs only reorder elements, so '" + op +
              "' can run before the store; the two movements around the sync then meet and sync insertion can see them.";
-    case 1: return "'" + op + "' of a broadcast value equals the broadcast of '" + op + "', computed once per source element.";
-    default: return "'" + op + "' commutes exactly with this reduction, so it moves before it, towards the producer.";
+    case SwapCrossing::Broadcast: return "'" + op + "' of a broadcast value equals the broadcast of '" + op + "', computed once per source element.";
+    case SwapCrossing::Reduce: break;
   }
+  return "'" + op + "' commutes exactly with this reduction, so it moves before it, towards the producer.";
 }
 
 }  // namespace gir

@@ -122,20 +122,22 @@ void SyncInsertion::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<
         refuse(b, "the exchange needs " + std::string(scopeName(*scope)) + " scope and the sync already is " + std::string(scopeName(n.syncScope())));
       continue;
     }
-    Site site{std::string(name()), {anchor}, {}, b, *scope, promotionLevel(ctx, b, *scope), 0, g.editVersion, {}, {}};
-    if (*scope == Scope::Lane) site.rewire = ud.readers[out[0].value];
-    sites.push_back(std::move(site));
+    SyncInsertionFacts facts{*scope, promotionLevel(ctx, b, *scope), {}};
+    if (*scope == Scope::Lane) facts.rewire = ud.readers[out[0].value];
+    sites.push_back(Site{std::string(name()), {anchor}, {}, b, g.editVersion, std::move(facts)});
   }
 }
 
 Status SyncInsertion::apply(GraphEditor& ed, const Site& site) const {
+  const auto* facts = site.factsAs<SyncInsertionFacts>();
+  if (!facts) return foreignSite(name(), site);
   Graph& g = ed.graph();
   NodeId syncId = site.nodes[0];
   Node sync = g.node(syncId);
   auto in = slicesOn(g, sync.inputs, site.buffer), out = slicesOn(g, sync.outputs, site.buffer);
-  if (!site.level.empty()) {
+  if (!facts->level.empty()) {
     Buffer b = g.buffer(site.buffer);
-    b.level = site.level;
+    b.level = facts->level;
     ed.replaceBuffer(site.buffer, std::move(b));
   }
   Node rest = sync;
@@ -146,20 +148,22 @@ Status SyncInsertion::apply(GraphEditor& ed, const Site& site) const {
   drop(rest.outputs);
   if (rest.inputs.empty() || rest.outputs.empty()) ed.eraseNode(syncId);
   else ed.replaceNode(syncId, std::move(rest));
-  if (site.scope == Scope::Lane) {
-    ed.replaceReads(out[0], in[0], site.rewire);
+  if (facts->scope == Scope::Lane) {
+    ed.replaceReads(out[0], in[0], facts->rewire);
     ed.eraseSlice(out[0]);
     return success();
   }
-  ed.addNode(Node{SyncPayload{site.scope}, in, out, sync.domain});
+  ed.addNode(Node{SyncPayload{facts->scope}, in, out, sync.domain});
   return success();
 }
 
 std::string SyncInsertion::explain(const Graph& g, const Site& site) const {
+  const auto* facts = site.factsAs<SyncInsertionFacts>();
+  if (!facts) return foreignSite(name(), site).error().message;
   const Buffer& b = g.buffer(site.buffer);
   std::string from = std::string(scopeName(g.node(site.nodes[0]).syncScope()));
-  std::string promo = site.level.empty() ? "" : ", so '%" + b.name + "' moves from " + b.level + " to " + site.level;
-  switch (site.scope) {
+  std::string promo = facts->level.empty() ? "" : ", so '%" + b.name + "' moves from " + b.level + " to " + facts->level;
+  switch (facts->scope) {
     case Scope::Lane:
       return "Every unit reads back exactly the elements of '%" + b.name + "' it wrote, in the same order (lane scope)" + promo +
              " and the " + from + " sync goes away.";

@@ -25,7 +25,7 @@ class SyncInsertionOneTooSmall : public SyncInsertion {
     auto needed = neededScope(g, ctx.useDef(), i, b);
     if (!needed || *needed <= Scope::Unit) return;
     Scope wrong = static_cast<Scope>(static_cast<int>(*needed) - 1);
-    out.push_back(Site{std::string(name()), {i}, {}, b, wrong, "", 0, g.editVersion, {}, {}});
+    out.push_back(Site{std::string(name()), {i}, {}, b, g.editVersion, SyncInsertionFacts{wrong, "", {}}});
   }
 };
 
@@ -37,7 +37,7 @@ class DeadStoreIgnoringReaders : public DeadStore {
     const Graph& g = ctx.graph();
     const Node& n = g.node(i);
     if (!n.erased && n.isMove() && g.buffer(g.slice(n.outputs[0]).buffer).role == BufferRole::Temp)
-      out.push_back(Site{std::string(name()), {i}, n.outputs, {}, Scope::Lane, "", 0, g.editVersion, {}, n.outputs});
+      out.push_back(Site{std::string(name()), {i}, n.outputs, {}, g.editVersion, DeadStoreFacts{n.outputs}});
   }
 };
 
@@ -131,5 +131,25 @@ TEST_CASE("match refusals name the rule, the anchor and the reason, and leave th
     if (rule->name() == "sync-insertion" || rule->name() == "merge-rar") continue;
     for (const auto& r : log)
       for (const auto& s : sites) CHECK(s.nodes[0] != r.anchor);
+  }
+}
+
+TEST_CASE("a rule given another rule's site refuses it by its facts' type, naming both rules", "[rewrite][negative]") {
+  Graph g = load("softmax_device");
+  auto syncSites = SyncInsertion().match(g);
+  REQUIRE_FALSE(syncSites.empty());
+  REQUIRE(syncSites[0].factsAs<SyncInsertionFacts>());
+  CHECK(syncSites[0].factsAs<MergeRawFacts>() == nullptr);
+  // Every other rule refuses it and leaves the graph as it was.
+  std::string before = printGraph(g);
+  for (const auto& rule : allRules()) {
+    if (rule->name() == "sync-insertion") continue;
+    INFO(rule->name());
+    Graph copy = g;
+    GraphEditor ed(copy);
+    auto st = rule->apply(ed, syncSites[0]);
+    REQUIRE_FALSE(st);
+    CHECK_THAT(st.error().message, Catch::Contains("rule '" + std::string(rule->name()) + "' cannot apply a site of rule 'sync-insertion'"));
+    CHECK(printGraph(copy) == before);
   }
 }
