@@ -151,11 +151,9 @@ static std::vector<Session::Prediction> predictAll(const Graph& g, const std::op
   std::vector<Session::Prediction> out(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
     const RewriteRule* rule = findRule(rules, sites[i].first);
-    Graph trial = g;
-    GraphEditor editor(trial);
-    if (!rule || !rule->apply(editor, sites[i].second)) continue;
-    GraphCost after = computeCost(trial, h);
-    out[i] = {after.modelledUs - now.modelledUs, after.dramBytes - now.dramBytes};
+    if (!rule) continue;
+    CostChange d = predictCostChange(g, now, h, *rule, sites[i].second);
+    out[i] = {d.us, d.dramBytes};
   }
   return out;
 }

@@ -46,6 +46,14 @@ Status verifyOutputs(const Graph& g, const TensorMap& inputs, const TensorMap& r
 
 Status Stepper::verifyNow(const std::string& context) const { return verifyOutputs(graph_, inputs_, reference_, context); }
 
+CostChange predictCostChange(const Graph& g, const GraphCost& now, const HardwareDesc* hw, const RewriteRule& rule, const Site& site) {
+  Graph trial = g;
+  GraphEditor ed(trial);
+  if (!rule.apply(ed, site)) return {};
+  GraphCost after = computeCost(trial, hw);
+  return {after.modelledUs - now.modelledUs, after.dramBytes - now.dramBytes};
+}
+
 std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
   std::vector<Candidate> out;
   GraphCost now = cost();
@@ -54,13 +62,9 @@ std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
     for (size_t i = 0; i < sites.size(); ++i) {
       Candidate c{rule.get(), sites[i], i, rule->explain(graph_, sites[i]), 0, 0};
       if (withPrediction) {
-        Graph trial = graph_;
-        GraphEditor ed(trial);
-        if (rule->apply(ed, sites[i])) {
-          GraphCost after = computeCost(trial, hw_ ? &*hw_ : nullptr);
-          c.predictedDeltaUs = after.modelledUs - now.modelledUs;
-          c.predictedDeltaDramBytes = after.dramBytes - now.dramBytes;
-        }
+        CostChange d = predictCostChange(graph_, now, hw_ ? &*hw_ : nullptr, *rule, sites[i]);
+        c.predictedDeltaUs = d.us;
+        c.predictedDeltaDramBytes = d.dramBytes;
       }
       out.push_back(std::move(c));
     }
@@ -70,7 +74,11 @@ std::vector<Candidate> Stepper::candidates(bool withPrediction) const {
 
 Expected<StepRecord> Stepper::apply(const std::string& ruleName, size_t index) {
   const RewriteRule* rule = findRule(rules_, ruleName);
-  if (!rule) return makeError("unknown rule '" + ruleName + "' (rules: sync-insertion, swap, merge-raw, merge-rar, dead-store)");
+  if (!rule) {
+    std::string known;
+    for (const auto& r : rules_) known += (known.empty() ? "" : ", ") + std::string(r->name());
+    return makeError("unknown rule '" + ruleName + "' (rules: " + known + ")");
+  }
   auto sites = rule->match(graph_, ud_);
   if (index >= sites.size())
     return makeError("rule '" + ruleName + "' has " + std::to_string(sites.size()) + " site(s); there is no site " + std::to_string(index));

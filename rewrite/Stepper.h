@@ -38,6 +38,15 @@ struct Candidate {
   int64_t predictedDeltaDramBytes;
 };
 
+// A site's predicted cost change: the rule applied to a copy of `g` and the copy costed, minus `now`
+// (the cost of `g`). Zero when the rule refuses the site. What the stepper's candidates and the app's
+// background predictions both report.
+struct CostChange {
+  double us = 0;             // modelled time after minus before (negative is better)
+  int64_t dramBytes = 0;
+};
+CostChange predictCostChange(const Graph& g, const GraphCost& now, const HardwareDesc* hw, const RewriteRule& rule, const Site& site);
+
 class Stepper {
  public:
   // `hw` may be null (cost then counts bytes, syncs and kernels only). checked: verify every step.
