@@ -92,8 +92,13 @@ class NetCounter {
 };
 
 int64_t flopsOf(const Graph& g, const Node& n, int64_t units) {
-  if (n.kind() == NodeKind::Elementwise) return g.slice(n.outputs[0]).numel() * units;
-  if (n.kind() == NodeKind::Reduce) return g.slice(n.inputs[0]).numel() * units;
+  switch (n.kind()) {  // exhaustive: a new kind must say what it computes
+    case NodeKind::Elementwise: return g.slice(n.outputs[0]).numel() * units;
+    case NodeKind::Reduce: return g.slice(n.inputs[0]).numel() * units;
+    case NodeKind::Move:
+    case NodeKind::Broadcast:
+    case NodeKind::Sync: return 0;
+  }
   return 0;
 }
 

@@ -245,8 +245,13 @@ class KernelWriter {
     bool guard = guardOf(n).has_value();
     std::string cond = d.begin > 0 ? "u >= " + str(d.begin) + " && u < " + str(d.end) : "u < " + str(d.end);
     os_ << (guard ? "  if (" + cond + ") {\n" : "  {\n");
-    if (n.kind() == NodeKind::Reduce) reduce(n);
-    else elementwiseLike(n);
+    switch (n.kind()) {  // exhaustive: a new kind must get a lane mapping
+      case NodeKind::Reduce: reduce(n); break;
+      case NodeKind::Move:
+      case NodeKind::Elementwise:
+      case NodeKind::Broadcast: elementwiseLike(n); break;
+      case NodeKind::Sync: break;  // node() emits syncs; a guarded body is never one
+    }
     os_ << "  }\n";
   }
 

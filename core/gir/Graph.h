@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -115,6 +116,14 @@ struct SyncPayload {
 };
 
 using NodePayload = std::variant<MovePayload, ElementwisePayload, ReducePayload, BroadcastPayload, SyncPayload>;
+// Node::kind() is the payload's index: each NodeKind names the alternative at its own position, and a
+// kind added to one list and not the other fails here, not at run time.
+template <NodeKind K, class Payload>
+constexpr bool kindIsAlternative = std::is_same_v<std::variant_alternative_t<static_cast<size_t>(K), NodePayload>, Payload>;
+static_assert(std::variant_size_v<NodePayload> == static_cast<size_t>(NodeKind::Sync) + 1 && kindIsAlternative<NodeKind::Move, MovePayload> &&
+              kindIsAlternative<NodeKind::Elementwise, ElementwisePayload> && kindIsAlternative<NodeKind::Reduce, ReducePayload> &&
+              kindIsAlternative<NodeKind::Broadcast, BroadcastPayload> && kindIsAlternative<NodeKind::Sync, SyncPayload>,
+              "NodeKind must list NodePayload's alternatives in order");
 
 struct Node {
   NodePayload payload;
