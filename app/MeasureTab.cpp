@@ -102,7 +102,7 @@ void MeasureTab::start() {
       self->status_->setText(text + "...");
     }, Qt::QueuedConnection);
   };
-  watcher_ = new QFutureWatcher<std::shared_ptr<Expected<viz::MeasureResult>>>(this);
+  watcher_ = new QFutureWatcher<std::shared_ptr<Expected<codegen::cpu::MeasureResult>>>(this);
   connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
     auto r = watcher_->result();
     watcher_->deleteLater();
@@ -120,11 +120,11 @@ void MeasureTab::start() {
     Q_EMIT finished(true);
   });
   watcher_->setFuture(QtConcurrent::run([g = session_.graph(), hw = *hw, options = options_, cancel = cancelFlag_, progress] {
-    return std::make_shared<Expected<viz::MeasureResult>>(viz::measureOnCpu(g, hw, options, cancel.get(), progress));
+    return std::make_shared<Expected<codegen::cpu::MeasureResult>>(codegen::cpu::measureOnCpu(g, hw, options, cancel.get(), progress));
   }));
 }
 
-void MeasureTab::show(const viz::MeasureResult& r) {
+void MeasureTab::show(const codegen::cpu::MeasureResult& r) {
   result_ = r;
   status_->setText(QString("measured %1 kernel(s) on this CPU, modelled with %2; outputs %3 the interpreter's (max relative error %4)")
                        .arg(r.kernels.size())
@@ -148,7 +148,7 @@ void MeasureTab::show(const viz::MeasureResult& r) {
   points_->setMarkerSize(11);
   double hi = 0, lo = 1e300;
   for (int i = 0; i < static_cast<int>(r.kernels.size()); ++i) {
-    const viz::KernelMeasure& k = r.kernels[i];
+    const codegen::cpu::KernelMeasure& k = r.kernels[i];
     table_->setItem(i, 0, new QTableWidgetItem(QString::number(k.kernel)));
     table_->setItem(i, 1, new QTableWidgetItem(QString::number(k.modelledUs, 'f', 3)));
     table_->setItem(i, 2, new QTableWidgetItem(QString::number(k.measured.medianUs, 'f', 3)));

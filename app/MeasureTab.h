@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "viz/Measure.h"
+#include "codegen/cpu/Measure.h"
 
 class QChartView;
 class QLabel;
@@ -33,7 +33,7 @@ class MeasureTab : public QWidget {
   void cancel();
   bool running() const { return watcher_ != nullptr; }
   void clear();   // the graph changed: old figures no longer apply
-  const std::optional<viz::MeasureResult>& result() const { return result_; }
+  const std::optional<codegen::cpu::MeasureResult>& result() const { return result_; }
   int scatterPoints() const;
   QTableWidget* table() const { return table_; }
   void setTimingOptions(const codegen::cpu::TimingOptions& t) { options_.timing = t; }
@@ -44,7 +44,7 @@ class MeasureTab : public QWidget {
   void error(const QString& title, const QString& message);
 
  private:
-  void show(const viz::MeasureResult& r);
+  void show(const codegen::cpu::MeasureResult& r);
 
   Session& session_;
   QPushButton *run_, *cancel_;
@@ -53,10 +53,10 @@ class MeasureTab : public QWidget {
   QTableWidget* table_;
   QChartView* chart_;
   QScatterSeries* points_ = nullptr;
-  viz::MeasureOptions options_;
+  codegen::cpu::MeasureOptions options_;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
-  QFutureWatcher<std::shared_ptr<Expected<viz::MeasureResult>>>* watcher_ = nullptr;
-  std::optional<viz::MeasureResult> result_;
+  QFutureWatcher<std::shared_ptr<Expected<codegen::cpu::MeasureResult>>>* watcher_ = nullptr;
+  std::optional<codegen::cpu::MeasureResult> result_;
 };
 
 }  // namespace gir::app

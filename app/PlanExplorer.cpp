@@ -1,4 +1,4 @@
-// The explorer's table edits a choice; viz::exploreSubgraph and viz::lowerUserPlan do the work on
+// The explorer's table edits a choice; search::exploreSubgraph and search::lowerUserPlan do the work on
 // worker threads (a lowering with validation takes from milliseconds to seconds).
 #include "app/PlanExplorer.h"
 
@@ -117,7 +117,7 @@ void PlanExplorer::exploreSubgraph(int index) {
   subgraph_->setCurrentIndex(index);
   for (auto* b : {replan_, reset_, open_}) b->setEnabled(false);
   status_->setText(QString::fromUtf8("Planning subgraph %1 with every planner and listing each op's templates\u2026").arg(index));
-  auto* watcher = new QFutureWatcher<std::shared_ptr<Expected<viz::SubgraphExplore>>>(this);
+  auto* watcher = new QFutureWatcher<std::shared_ptr<Expected<search::SubgraphExplore>>>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, round, index] {
     watcher->deleteLater();
     if (exploreWatcher_ == watcher) exploreWatcher_ = nullptr;
@@ -135,15 +135,15 @@ void PlanExplorer::exploreSubgraph(int index) {
   });
   exploreWatcher_ = watcher;
   watcher->setFuture(QtConcurrent::run([g = session_.model(), pre = session_.preprocessed(), hw = session_.hardware(), index] {
-    return std::make_shared<Expected<viz::SubgraphExplore>>(viz::exploreSubgraph(g, pre, static_cast<size_t>(index), hw));
+    return std::make_shared<Expected<search::SubgraphExplore>>(search::exploreSubgraph(g, pre, static_cast<size_t>(index), hw));
   }));
 }
 
 void PlanExplorer::fillOps() {
-  const viz::SubgraphExplore& e = *explore_;
+  const search::SubgraphExplore& e = *explore_;
   ops_->setRowCount(static_cast<int>(e.ops.size()));
   for (int r = 0; r < static_cast<int>(e.ops.size()); ++r) {
-    const viz::ExploreOp& op = e.ops[r];
+    const search::ExploreOp& op = e.ops[r];
     ops_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(op.name)));
     ops_->setItem(r, 1, new QTableWidgetItem(QString::fromStdString(op.kind)));
     auto* combo = new QComboBox(ops_);
@@ -164,7 +164,7 @@ void PlanExplorer::fillOps() {
 
 void PlanExplorer::resetToPlanner() {
   if (!explore_) return;
-  const viz::SubgraphExplore& e = *explore_;
+  const search::SubgraphExplore& e = *explore_;
   for (int r = 0; r < ops_->rowCount(); ++r) {
     const auto& options = e.ops[r].templates;
     auto at = r < static_cast<int>(e.searched.size()) ? std::find(options.begin(), options.end(), e.searched[r]) : options.end();
@@ -208,14 +208,14 @@ bool PlanExplorer::replan() {
   size_t index = explore_->index;
   replan_->setEnabled(false);
   verdict_->setText(QString::fromUtf8("Lowering, optimizing and validating your plan\u2026"));
-  auto* watcher = new QFutureWatcher<std::shared_ptr<viz::UserPlan>>(this);
+  auto* watcher = new QFutureWatcher<std::shared_ptr<search::UserPlan>>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, round] {
     watcher->deleteLater();
     if (planWatcher_ == watcher) planWatcher_ = nullptr;
     replan_->setEnabled(explore_.has_value());
     if (round != round_) return;
     user_ = *watcher->result();
-    const viz::PlanRow& r = user_->row;
+    const search::PlanRow& r = user_->row;
     QString templates;
     if (user_->usedTemplates.size() > 1) {
       templates = "<br>Templates per kernel:";
@@ -240,7 +240,7 @@ bool PlanExplorer::replan() {
   planWatcher_ = watcher;
   watcher->setFuture(QtConcurrent::run([g = session_.model(), sub = session_.preprocessed().subgraphs[index], hw = session_.hardware(),
                                         choice = choice(), boundary = boundaries()] {
-    return std::make_shared<viz::UserPlan>(viz::lowerUserPlan(g, sub, hw, choice, boundary));
+    return std::make_shared<search::UserPlan>(search::lowerUserPlan(g, sub, hw, choice, boundary));
   }));
   return true;
 }
@@ -265,7 +265,7 @@ bool PlanExplorer::openInCanvas() {
 }
 
 void PlanExplorer::showPlans() {
-  std::vector<viz::PlanRow> rows;
+  std::vector<search::PlanRow> rows;
   if (explore_) rows = explore_->planners;
   if (user_) rows.push_back(user_->row);
   plans_->setRowCount(static_cast<int>(rows.size()));
@@ -277,7 +277,7 @@ void PlanExplorer::showPlans() {
   QStringList names;
   double hi = 0;
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
-    const viz::PlanRow& r = rows[i];
+    const search::PlanRow& r = rows[i];
     QString name = QString::fromStdString(r.planner);
     plans_->setItem(i, 0, new QTableWidgetItem(name));
     auto number = [&](const QString& text) { return new QTableWidgetItem(r.lowered ? text : QString::fromUtf8("\u2014")); };

@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "viz/PlanExplore.h"
+#include "search/PlanExplore.h"
 
 class QChartView;
 class QComboBox;
@@ -39,8 +39,8 @@ class PlanExplorer : public QWidget {
   bool openInCanvas();            // the last re-planned GIR-Graph on the GIR canvas
 
   bool busy() const { return exploreWatcher_ || planWatcher_; }
-  const std::optional<viz::SubgraphExplore>& explored() const { return explore_; }
-  const std::optional<viz::UserPlan>& userPlan() const { return user_; }
+  const std::optional<search::SubgraphExplore>& explored() const { return explore_; }
+  const std::optional<search::UserPlan>& userPlan() const { return user_; }
   QTableWidget* opTable() const { return ops_; }
   QTableWidget* planTable() const { return plans_; }
   QLabel* verdict() const { return verdict_; }
@@ -70,10 +70,10 @@ class PlanExplorer : public QWidget {
   QChartView* chart_;
   int bars_ = 0;
   int round_ = 0;
-  std::optional<viz::SubgraphExplore> explore_;
-  std::optional<viz::UserPlan> user_;
-  QFutureWatcher<std::shared_ptr<Expected<viz::SubgraphExplore>>>* exploreWatcher_ = nullptr;
-  QFutureWatcher<std::shared_ptr<viz::UserPlan>>* planWatcher_ = nullptr;
+  std::optional<search::SubgraphExplore> explore_;
+  std::optional<search::UserPlan> user_;
+  QFutureWatcher<std::shared_ptr<Expected<search::SubgraphExplore>>>* exploreWatcher_ = nullptr;
+  QFutureWatcher<std::shared_ptr<search::UserPlan>>* planWatcher_ = nullptr;
 };
 
 }  // namespace gir::app

@@ -33,7 +33,7 @@ bool replanAndWait(PlanExplorer* e) {
   return done.wait(120000);
 }
 
-const viz::PlanRow* row(const std::vector<viz::PlanRow>& rows, const std::string& name) {
+const search::PlanRow* row(const std::vector<search::PlanRow>& rows, const std::string& name) {
   for (const auto& r : rows)
     if (r.planner == name) return &r;
   return nullptr;
@@ -81,7 +81,7 @@ TEST_CASE("plan explorer: per-op templates and kernel toggles on LayerNorm, re-p
   SECTION("the planner's own choice re-planned: valid, the GIR row's numbers, openable on the canvas") {
     REQUIRE(replanAndWait(e));
     REQUIRE(e->userPlan().has_value());
-    const viz::PlanRow& yours = e->userPlan()->row;
+    const search::PlanRow& yours = e->userPlan()->row;
     CHECK(yours.valid);
     CHECK(e->verdict()->text().startsWith("VALID"));
     CHECK(e->planTable()->rowCount() == 5);
@@ -123,7 +123,7 @@ TEST_CASE("plan explorer: per-op templates and kernel toggles on LayerNorm, re-p
     REQUIRE(op >= 0);
     e->setTemplate(op, option);
     REQUIRE(replanAndWait(e));
-    const viz::PlanRow& yours = e->userPlan()->row;
+    const search::PlanRow& yours = e->userPlan()->row;
     CHECK_FALSE(yours.valid);
     CHECK(yours.problem.find(why) != std::string::npos);
     CHECK(e->verdict()->text().startsWith("NOT VALID"));
@@ -163,7 +163,7 @@ TEST_CASE("plan explorer: per-op templates and kernel toggles on LayerNorm, re-p
       naturals.push_back(*it);
     }
     REQUIRE(replanAndWait(e));
-    const viz::PlanRow& yours = e->userPlan()->row;
+    const search::PlanRow& yours = e->userPlan()->row;
     INFO(yours.problem);
     CHECK(yours.valid);
     REQUIRE(e->userPlan()->usedTemplates.size() == sub.ops.size());

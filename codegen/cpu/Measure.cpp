@@ -1,12 +1,11 @@
 // Build, check, time, model: four stages with a cancel check between each.
-#include "viz/Measure.h"
+#include "codegen/cpu/Measure.h"
 
 #include "codegen/cpu/CpuCheck.h"
 #include "core/gir/Interpreter.h"
 
-namespace gir::viz {
+namespace gir::codegen::cpu {
 
-using namespace gir::codegen::cpu;
 
 Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, const MeasureOptions& options,
                                      const std::atomic<bool>* cancel, const MeasureProgress& progress) {
@@ -55,4 +54,4 @@ Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, con
   return r;
 }
 
-}  // namespace gir::viz
+}  // namespace gir::codegen::cpu

@@ -15,12 +15,12 @@
 #include "core/gir/Graph.h"
 #include "core/hw/HardwareDesc.h"
 
-namespace gir::viz {
+namespace gir::codegen::cpu {
 
 struct KernelMeasure {
   int kernel = 0;
   double modelledUs = 0;
-  codegen::cpu::Timing measured;
+  Timing measured;
   double errorPercent = 0;  // (modelled - measured) / measured x 100
   // The roofline: the kernel's device bytes over its measured time, against the description's DRAM
   // bandwidth (STREAM copy once calibrated).
@@ -31,7 +31,7 @@ struct KernelMeasure {
 
 struct MeasureResult {
   std::vector<KernelMeasure> kernels;
-  codegen::cpu::ModelError error;
+  ModelError error;
   double maxRelativeOutputError = 0;  // compiled outputs against the interpreter's
   bool outputsMatch = false;
   std::string hardware;
@@ -39,8 +39,8 @@ struct MeasureResult {
 };
 
 struct MeasureOptions {
-  codegen::cpu::LaunchOptions launch;
-  codegen::cpu::TimingOptions timing;
+  LaunchOptions launch;
+  TimingOptions timing;
 };
 
 // progress(stage, total, what) is called before each stage (from the calling thread).
@@ -49,4 +49,4 @@ using MeasureProgress = std::function<void(int, int, const std::string&)>;
 Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, const MeasureOptions& options,
                                      const std::atomic<bool>* cancel, const MeasureProgress& progress);
 
-}  // namespace gir::viz
+}  // namespace gir::codegen::cpu

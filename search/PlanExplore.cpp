@@ -1,5 +1,5 @@
 // Through search/: templateOptions, lowerAndOptimize, lowerPartition, planSubgraph, checkAgainstReference.
-#include "viz/PlanExplore.h"
+#include "search/PlanExplore.h"
 
 #include "core/gir/Validity.h"
 #include "rewrite/Cost.h"
@@ -8,7 +8,7 @@
 #include "search/PlanLowering.h"
 #include "search/templates/SubgraphCheck.h"
 
-namespace gir::viz {
+namespace gir::search {
 
 namespace {
 
@@ -26,19 +26,19 @@ std::optional<std::vector<bool>> boundariesOf(const compute::Subgraph& sub, cons
   return out;
 }
 
-// Verifier + memory-model checker, then the reference evaluator, as search::planSubgraph validates.
-void validate(const compute::Graph& g, const compute::Subgraph& sub, const search::LoweredSubgraph& lowered, PlanRow& row) {
+// Verifier + memory-model checker, then the reference evaluator, as planSubgraph validates.
+void validate(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, PlanRow& row) {
   ValidityReport v = checkValidity(lowered.gir, randomInputs(lowered.gir, 7));
   if (!v.valid()) {
     row.problem = v.str();
     return;
   }
-  auto check = search::checkAgainstReference(g, sub, lowered, lowered.gir, 11);
+  auto check = checkAgainstReference(g, sub, lowered, lowered.gir, 11);
   if (!check) {
     row.problem = check.error().str();
     return;
   }
-  row.valid = check->maxRelativeError <= search::kPlanTolerance;
+  row.valid = check->maxRelativeError <= kPlanTolerance;
   if (!row.valid) row.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(check->maxRelativeError) + ")";
 }
 
@@ -56,15 +56,15 @@ Expected<SubgraphExplore> exploreSubgraph(const compute::Graph& g, const compute
   const compute::Subgraph& sub = pre.subgraphs[index];
   SubgraphExplore out;
   out.index = index;
-  int64_t budget = search::boxElementBudget(hw);
+  int64_t budget = boxElementBudget(hw);
   for (size_t i = 0; i < sub.ops.size(); ++i) {
     const compute::Op& op = g.op(sub.ops[i]);
-    out.ops.push_back({sub.ops[i], op.name, std::string(compute::opKindName(op.kind())), search::templateOptions(g, sub, i, budget)});
+    out.ops.push_back({sub.ops[i], op.name, std::string(compute::opKindName(op.kind())), templateOptions(g, sub, i, budget)});
   }
-  auto plans = search::planSubgraph(g, sub, index, hw, search::PlanRequest{});
+  auto plans = planSubgraph(g, sub, index, hw, PlanRequest{});
   if (!plans) return plans.takeError();
   out.minimalBytes = plans->minimalBytes;
-  for (const search::PlannerResult& r : plans->planners) {
+  for (const PlannerResult& r : plans->planners) {
     const GraphCost& c = r.lowered.cost;
     out.planners.push_back({r.planner, c.kernels, c.dramBytes, c.modelledUs, r.valid, true, r.problem});
   }
@@ -72,13 +72,13 @@ Expected<SubgraphExplore> exploreSubgraph(const compute::Graph& g, const compute
   // the whole subgraph (the planner's own when its plan is that one kernel).
   out.searchedBoundary.assign(sub.ops.size(), false);
   if (!out.searchedBoundary.empty()) out.searchedBoundary[0] = true;
-  const search::PlannerResult* gir = plans->find("gir");
+  const PlannerResult* gir = plans->find("gir");
   if (gir)
     if (auto b = boundariesOf(sub, gir->lowered.groups)) out.searchedBoundary = *b;
   if (gir && gir->lowered.groups.size() == 1 && gir->lowered.templates.size() == 1 && gir->lowered.templates[0].size() == sub.ops.size()) {
     out.searched = gir->lowered.templates[0];
   } else {
-    auto found = search::searchTemplates(g, sub, hw);
+    auto found = searchTemplates(g, sub, hw);
     if (!found) return found.takeError();
     out.searched = found->choice;
   }
@@ -86,11 +86,11 @@ Expected<SubgraphExplore> exploreSubgraph(const compute::Graph& g, const compute
 }
 
 UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
-                       const std::vector<search::OpTemplate>& choice, const std::vector<bool>& boundary) {
+                       const std::vector<OpTemplate>& choice, const std::vector<bool>& boundary) {
   UserPlan out;
   out.row.planner = "yours";
   out.row.lowered = false;
-  search::KernelGroups groups;
+  KernelGroups groups;
   for (size_t i = 0; i < sub.ops.size(); ++i) {
     if (groups.ops.empty() || (i < boundary.size() && boundary[i])) {
       groups.ops.emplace_back();
@@ -100,7 +100,7 @@ UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, co
     if (i < choice.size()) groups.templates.back().push_back(choice[i]);
   }
   if (groups.ops.size() <= 1) {
-    auto lowered = search::lowerAndOptimize(g, sub, hw, choice, search::LoweringOptions{});
+    auto lowered = lowerAndOptimize(g, sub, hw, choice, LoweringOptions{});
     if (!lowered) {
       out.row.problem = "the templates do not lower: " + lowered.error().str();
       return out;
@@ -109,7 +109,7 @@ UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, co
     out.lowered->gir = std::move(lowered->second);
     out.usedTemplates = {choice};
   } else {
-    auto plan = search::lowerPartition(g, sub, hw, groups);
+    auto plan = lowerPartition(g, sub, hw, groups);
     if (!plan) {
       out.row.problem = "the kernels do not lower: " + plan.error().str();
       return out;
@@ -123,4 +123,4 @@ UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, co
   return out;
 }
 
-}  // namespace gir::viz
+}  // namespace gir::search

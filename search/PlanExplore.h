@@ -15,7 +15,7 @@
 #include "search/lowering/TemplateState.h"
 #include "search/templates/LoweredSubgraph.h"
 
-namespace gir::viz {
+namespace gir::search {
 
 struct PlanRow {
   std::string planner;  // "gir", "eager", "xla", "tvm", "yours"
@@ -30,13 +30,13 @@ struct PlanRow {
 struct ExploreOp {
   compute::OpId op;
   std::string name, kind;                    // "Softmax/exp", "exp"
-  std::vector<search::OpTemplate> templates;  // what the op offers, most promising first
+  std::vector<OpTemplate> templates;  // what the op offers, most promising first
 };
 
 struct SubgraphExplore {
   size_t index = 0;
   std::vector<ExploreOp> ops;                    // in the subgraph's (graph) order
-  std::vector<search::OpTemplate> searched;      // the GIR search's template per op (whole subgraph)
+  std::vector<OpTemplate> searched;      // the GIR search's template per op (whole subgraph)
   std::vector<bool> searchedBoundary;            // the GIR planner's plan: a kernel starts at op i
   std::vector<PlanRow> planners;                 // gir, eager, xla, tvm lowered to GIR and validated
   int64_t minimalBytes = 0;
@@ -47,17 +47,17 @@ Expected<SubgraphExplore> exploreSubgraph(const compute::Graph& g, const compute
 
 struct UserPlan {
   PlanRow row;                                   // planner "yours"
-  std::optional<search::LoweredSubgraph> lowered;  // the optimized GIR-Graph and its buffer map, when lowered
-  std::vector<std::vector<search::OpTemplate>> usedTemplates;  // per kernel, per op
+  std::optional<LoweredSubgraph> lowered;  // the optimized GIR-Graph and its buffer map, when lowered
+  std::vector<std::vector<OpTemplate>> usedTemplates;  // per kernel, per op
 };
 
 // The user's plan: `boundary[i]` starts a new kernel at op i (boundary[0] is ignored). Unsplit, the
 // op templates `choice` are lowered and the greedy optimizer fuses what they allow; split, the
-// kernels are lowered by search::lowerPartition with the same per-op templates (a follow of a
+// kernels are lowered by lowerPartition with the same per-op templates (a follow of a
 // producer in another kernel does not apply there: the plan is invalid, with the reason). The
 // result is validated (verifier, memory-model checker, reference evaluator); a template that does
 // not apply gives an invalid row with the lowering's message, not an error.
 UserPlan lowerUserPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
-                       const std::vector<search::OpTemplate>& choice, const std::vector<bool>& boundary);
+                       const std::vector<OpTemplate>& choice, const std::vector<bool>& boundary);
 
-}  // namespace gir::viz
+}  // namespace gir::search
