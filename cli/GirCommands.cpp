@@ -48,6 +48,7 @@ int runCheck(const CommandArgs& argv) {
   if (args->has("symbolic")) return runSymbolicCheck(*args, *g);
   auto seed = integerOption(*args, "seed", 1);
   if (!seed) return reportBadInput(seed.error());
+  if (auto st = fitsInterpreterBudget(*g); !st) return reportBadInput(st.error());
   ValidityReport r = checkValidity(*g, randomInputs(*g, static_cast<uint64_t>(*seed)));
   std::cout << args->positional[0] << ": " << g->liveNodeCount() << " nodes, " << kernelCount(*g) << " kernel(s), "
             << g->units << " units\n" << r.str();

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "core/CheckedMath.h"
 #include "core/gir/Printer.h"
 
 namespace gir {
@@ -261,6 +262,41 @@ double maxRelativeError(const TensorMap& actual, const TensorMap& expected, doub
     }
   }
   return worst;
+}
+
+Status fitsInterpreterBudget(const Graph& g) {
+  int64_t bytes = 0;
+  for (const auto& b : g.buffers()) {
+    if (b.erased) continue;
+    auto n = checkedProduct(b.shape);
+    auto total = n ? checkedMul(*n, 4) : std::nullopt;
+    total = total ? checkedAdd(bytes, *total) : std::nullopt;
+    if (!total || *total > kInterpreterBudgetBytes)
+      return makeError("interpreting this graph needs " + (total ? std::to_string(*total) : std::string("more than 2^63")) +
+                       " bytes of buffers (at '%" + b.name + "'), over the interpreter's budget of " + std::to_string(kInterpreterBudgetBytes) +
+                       " bytes (kInterpreterBudgetBytes); gir check --symbolic checks a graph of any size");
+    bytes = *total;
+  }
+  int64_t touched = 0;
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.erased || n.isSync()) continue;
+    UnitDomain d = g.domainOf(n);
+    std::optional<int64_t> perUnit = 0;
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (SliceId s : *list) {
+        auto e = checkedProduct(g.slice(s).shape);
+        perUnit = perUnit && e ? checkedAdd(*perUnit, *e) : std::nullopt;
+      }
+    auto node = perUnit ? checkedMul(*perUnit, d.end - d.begin) : std::nullopt;
+    auto total = node ? checkedAdd(touched, *node) : std::nullopt;
+    if (!total || *total > kInterpreterBudgetElements)
+      return makeError("interpreting this graph touches more than " + std::to_string(kInterpreterBudgetElements) + " elements (at node #" +
+                       std::to_string(i) + ", over " + std::to_string(d.end - d.begin) + " units), the interpreter's budget "
+                       "(kInterpreterBudgetElements); gir check --symbolic checks a graph of any size");
+    touched = *total;
+  }
+  return success();
 }
 
 }  // namespace gir

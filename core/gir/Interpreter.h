@@ -26,6 +26,14 @@ class AccessObserver {
 Expected<TensorMap> interpret(const Graph& g, const TensorMap& inputs, AccessObserver* observer = nullptr);
 
 // Random inputs for every input buffer: |x| in [lo, hi], random sign when allowNegative. Never zero.
+// The interpreter holds every live buffer in memory and visits every element of every slice of every
+// unit. A graph whose buffers add up to more bytes, or whose nodes touch more elements over all their
+// units, than these budgets is refused before anything is allocated or run (about 10 s of work);
+// `gir check --symbolic` checks graphs of any size.
+constexpr int64_t kInterpreterBudgetBytes = int64_t{4} << 30;
+constexpr int64_t kInterpreterBudgetElements = int64_t{1} << 30;
+Status fitsInterpreterBudget(const Graph& g);
+
 TensorMap randomInputs(const Graph& g, uint64_t seed, double lo = 0.1, double hi = 2.0, bool allowNegative = true);
 
 // Row-major flat buffer indices that slice `s` touches for unit u, in element order.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/CheckedMath.h"
 #include "core/gir/Printer.h"
 #include "core/gir/SymbolicBounds.h"
 
@@ -46,6 +47,8 @@ class GraphVerifier {
 
   Status header() {
     if (g_.units < 1) return makeError("units must be at least 1");
+    if (g_.units > kMaxUnits)
+      return makeError("units=" + std::to_string(g_.units) + " is over the limit of " + std::to_string(kMaxUnits) + " units (kMaxUnits, a GPU grid's blocks)");
     if (g_.unitsPerBlock < 1) return makeError("block (units per block) must be at least 1");
     if (g_.levels.empty()) return makeError("no memory levels are declared");
     return success();
@@ -62,6 +65,12 @@ class GraphVerifier {
       if (b.shape.empty()) return makeError(where + ": a buffer needs at least one dimension");
       for (auto d : b.shape)
         if (d <= 0) return makeError(where + ": dimension " + std::to_string(d) + " is not positive");
+      if (auto n = checkedProduct(b.shape); !n || *n > kMaxBufferElements) {
+        std::string dims;
+        for (auto d : b.shape) dims += (dims.empty() ? "" : " x ") + std::to_string(d);
+        return makeError(where + ": " + dims + " elements is over the limit of " + std::to_string(kMaxBufferElements) +
+                         " elements per buffer (kMaxBufferElements)");
+      }
       if (b.role != BufferRole::Temp && l->scope != Scope::Device)
         return makeError(where + ": graph inputs and outputs must live at a device-scope level, not '" + b.level + "'");
     }

@@ -6,6 +6,12 @@
 
 namespace gir {
 
+// Limits a graph must keep (docs/gir.md, "Limits"): a GPU grid has at most 2^31 - 1 blocks, so no
+// back end runs more units; 2^40 elements (4 TiB of f32) is beyond any device's memory, and keeps
+// element counts, byte sizes and flat indices far from int64 overflow.
+constexpr int64_t kMaxUnits = (int64_t{1} << 31) - 1;
+constexpr int64_t kMaxBufferElements = int64_t{1} << 40;
+
 // First problem found, naming the node (its number and text) and what is wrong.
 Status verifyGraph(const Graph& g);
 
