@@ -117,7 +117,7 @@ void restore(Graph& g, const Edit& e, const std::variant<Node, MemorySlice, Buff
 }
 
 // An entity an edit added beyond the graph's ids (a replay on the graph as it was before the edits)
-// gets its slot first, as GraphEditor made it: the erased placeholder its edit records as `before`.
+// gets its slot first, as GraphEditor made it: the erased copy of the entity its edit records as `before`.
 void makeSlot(Graph& g, const Edit& e) {
   switch (e.entity) {
     case Edit::Entity::Node:

@@ -56,6 +56,8 @@ class RewriteRule {
   // All sites, anchors in id order: pure and deterministic.
   std::vector<Site> match(const Graph& g) const;
   std::vector<Site> match(const Graph& g, const UseDef& ud) const;
+  // matchAt at every live node of the context's graph, in id order.
+  void matchAll(const MatchContext& ctx, std::vector<Site>& out) const;
 };
 
 // Every rule, in the greedy optimizer's order; no static registration (docs/style.md).

@@ -28,9 +28,14 @@ std::vector<Site> RewriteRule::match(const Graph& g) const { return match(g, com
 std::vector<Site> RewriteRule::match(const Graph& g, const UseDef& ud) const {
   MatchContext ctx(g, ud);  // the graph stands still for the pass: one schedule for every fits check
   std::vector<Site> out;
+  matchAll(ctx, out);
+  return out;
+}
+
+void RewriteRule::matchAll(const MatchContext& ctx, std::vector<Site>& out) const {
+  const Graph& g = ctx.graph();
   for (uint32_t i = 0; i < g.nodes().size(); ++i)
     if (!g.nodes()[i].erased) matchAt(ctx, NodeId(i), out);
-  return out;
 }
 
 std::vector<MatchRefusal> matchRefusals(const std::vector<std::unique_ptr<RewriteRule>>& rules, const Graph& g) {
@@ -39,9 +44,7 @@ std::vector<MatchRefusal> matchRefusals(const std::vector<std::unique_ptr<Rewrit
   MatchContext ctx(g, ud);
   ctx.recordRefusalsIn(&log);
   std::vector<Site> ignored;
-  for (const auto& rule : rules)
-    for (uint32_t i = 0; i < g.nodes().size(); ++i)
-      if (!g.nodes()[i].erased) rule->matchAt(ctx, NodeId(i), ignored);
+  for (const auto& rule : rules) rule->matchAll(ctx, ignored);
   return log;
 }
 

@@ -106,9 +106,10 @@ Status Stepper::replayMatches(Graph replay, const std::vector<Edit>& edits, cons
   return makeError(context + " changed the graph beyond its recorded edits: replaying them on the graph before the step does not give the graph after it");
 }
 
-void Stepper::restore(Graph before) {
-  before.editVersion = std::max(before.editVersion, graph_.editVersion + 1);  // sites matched meanwhile stay stale
-  graph_ = std::move(before);
+void Stepper::replaceGraph(Graph g) {
+  // Sites matched on the graph it replaces must stay stale, whatever the new graph's edit count is.
+  g.editVersion = std::max(g.editVersion, graph_.editVersion + 1);
+  graph_ = std::move(g);
 }
 
 Expected<StepRecord> Stepper::applySite(const RewriteRule& rule, const Site& site, size_t index) {
@@ -138,7 +139,7 @@ Status Stepper::applySiteInPlace(const RewriteRule& rule, const Site& site, size
   if (st && checked_) st = replayMatches(*beforeGraph, rec.edits, after, context);
   if (st && checked_) st = verifyNow(context);
   if (!st) {
-    if (beforeGraph) restore(std::move(*beforeGraph));  // also undoes what the edit log missed
+    if (beforeGraph) replaceGraph(std::move(*beforeGraph));  // also undoes what the edit log missed
     else undoEdits(graph_, rec.edits);
     ud_ = computeUseDef(graph_);
     return st.takeError();
@@ -157,9 +158,7 @@ void Stepper::adoptSteps(std::vector<StepRecord> steps, Graph result) {
   history_.resize(position_);
   for (StepRecord& r : steps) history_.push_back(std::move(r));
   position_ = history_.size();
-  // Sites matched on this graph before must stay stale, whatever the copy's edit count was.
-  result.editVersion = std::max(result.editVersion, graph_.editVersion + 1);
-  graph_ = std::move(result);
+  replaceGraph(std::move(result));
   ud_ = computeUseDef(graph_);
 }
 

@@ -88,7 +88,7 @@ class Stepper {
 
  private:
   static Status replayMatches(Graph replay, const std::vector<Edit>& edits, const std::string& after, const std::string& context);
-  void restore(Graph before);  // back to `before` after a failed checked step
+  void replaceGraph(Graph g);  // a failed checked step's before-copy, or a worker's result
   Graph graph_;
   UseDef ud_;  // kept current by every edit; rebuilt after undo/redo
   std::optional<HardwareDesc> hw_;

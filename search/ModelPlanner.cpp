@@ -81,8 +81,6 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
 // with its loops rolled and gave Ascend's flag allocation 40,000 virtual flags.
 constexpr size_t kMaxFusedOps = 64;
 
-// The GIR planner: the search on the whole subgraph, and on each baseline's groups; the fastest
-// valid candidate wins (the partitions make it never worse than a baseline under the same model).
 // The whole-subgraph search, as the GIR planner's first candidate.
 Expected<LoweredPlan> wholeSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req) {
   if (sub.ops.size() > kMaxFusedOps)
@@ -96,6 +94,8 @@ Expected<LoweredPlan> wholeSubgraph(const compute::Graph& g, const compute::Subg
   return lowerPartition(g, sub, hw, group, search);
 }
 
+// The GIR planner: the search on the whole subgraph, and each baseline's groups; the fastest valid
+// candidate wins (the partitions make it never worse than a baseline under the same model).
 // `baselines`: the ones asked for (validated when checks are on); `extraPartitions`: the xla and
 // tvm groups made only as starting partitions when those planners were not asked for.
 Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, Expected<LoweredPlan> whole,
