@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/AtomicFile.h"
+#include "core/CheckedMath.h"
 
 namespace gir::ascend {
 
@@ -322,6 +323,7 @@ Expected<AffineIndex> Parser::parseIndex(const Line& l, const std::string& raw, 
   std::string body = s;
   if (pct != std::string::npos) {
     if (!parseInt(s.substr(pct + 1), out.mod) || out.mod < 1) return err(l.number, col, "expected '%' followed by a positive constant");
+    if (out.mod > kMaxIndexMagnitude) return err(l.number, col, "modulus is beyond 2^40 (kMaxIndexMagnitude)");
     body = s.substr(0, pct);
     if (!body.empty() && body.front() == '(') {
       if (body.back() != ')') return err(l.number, col, "expected ')' before '%'");
@@ -352,17 +354,23 @@ Expected<bool> Parser::parseSum(const Line& l, const std::string& s, int col, Af
       var = term.substr(star + 1);
     }
     int64_t k = 0;
+    int64_t* into = nullptr;  // the constant or the coefficient this term adds to
     if (star == std::string::npos && parseInt(term, k)) {
-      out.constant += sign * k;
+      into = &out.constant;
+      coef = k;
     } else {
       bool known = false;
       for (const auto& v : loopVars_) known |= v == var;
       if (!known) return err(l.number, col + static_cast<int>(i), "'" + var + "' is not an enclosing loop variable");
-      bool merged = false;
       for (auto& [c, n] : out.terms)
-        if (n == var) { c += sign * coef; merged = true; }
-      if (!merged) out.terms.push_back({sign * coef, var});
+        if (n == var) into = &c;
+      if (!into) into = &out.terms.emplace_back(0, var).first;
     }
+    auto sum = checkedAdd(*into, sign * coef);
+    if (!sum || *sum > kMaxIndexMagnitude || *sum < -kMaxIndexMagnitude)
+      return err(l.number, col + static_cast<int>(i),
+                 "tile index constant or coefficient is beyond +-2^40 (kMaxIndexMagnitude) after adding '" + term + "'");
+    *into = *sum;
     i = j;
   }
   return true;

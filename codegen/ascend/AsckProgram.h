@@ -30,6 +30,11 @@ struct Buffer {
   int64_t tileCount() const { return tile > 0 ? bytes / tile : 0; }
 };
 
+// The largest magnitude of a tile index's constant, coefficient or modulus, after like terms are merged
+// (docs/ascend.md, "Input and output format"): with trips of at most 10^6 and loops 8 deep, the
+// validator's range arithmetic is still checked, so that no index wraps.
+constexpr int64_t kMaxIndexMagnitude = int64_t(1) << 40;
+
 // sum(coef * var) + constant, optionally taken modulo `mod` (non-negative remainder).
 struct AffineIndex {
   std::vector<std::pair<int64_t, std::string>> terms;

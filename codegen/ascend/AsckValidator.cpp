@@ -2,6 +2,7 @@
 #include "codegen/ascend/AsckValidator.h"
 
 #include "codegen/ascend/AsckParser.h"
+#include "core/CheckedMath.h"
 
 namespace gir::ascend {
 
@@ -12,17 +13,23 @@ struct LoopVar {
   int64_t trip;
 };
 
-// Smallest and largest value of the affine part over the loop box (exact for sums of independent terms).
-void affineRange(const AffineIndex& e, const std::vector<LoopVar>& loops, int64_t& lo, int64_t& hi) {
+// Smallest and largest value of the affine part over the loop box (exact for sums of independent terms);
+// false when either bound leaves int64. Every partial sum lies between the two, so an index whose range
+// fits also evaluates without overflow (AffineIndex::eval, the trace's walker).
+bool affineRange(const AffineIndex& e, const std::vector<LoopVar>& loops, int64_t& lo, int64_t& hi) {
   lo = hi = e.constant;
   for (const auto& [c, name] : e.terms) {
     int64_t trip = 1;
     for (const auto& l : loops)
       if (l.name == name) trip = l.trip;
-    int64_t a = 0, b = c * (trip - 1);
-    lo += std::min(a, b);
-    hi += std::max(a, b);
+    auto b = checkedMul(c, trip - 1);
+    if (!b) return false;
+    auto nlo = checkedAdd(lo, std::min<int64_t>(0, *b)), nhi = checkedAdd(hi, std::max<int64_t>(0, *b));
+    if (!nlo || !nhi) return false;
+    lo = *nlo;
+    hi = *nhi;
   }
+  return true;
 }
 
 // Exact check of a modulo index by enumerating the variables it uses (bounded).
@@ -32,7 +39,7 @@ bool modIndexInRange(const AffineIndex& e, const std::vector<LoopVar>& loops, in
   int64_t space = 1;
   for (const auto& [c, name] : e.terms)
     for (const auto& l : loops)
-      if (l.name == name) { used.push_back(l); space *= l.trip; }
+      if (l.name == name) { used.push_back(l); space = std::min<int64_t>(space * l.trip, 1000001); }  // trips <= 10^6: no wrap
   if (space > 1000000) { bad = e.mod - 1; return false; }
   std::map<std::string, int64_t> env;
   for (int64_t k = 0; k < space; ++k) {
@@ -119,13 +126,14 @@ Status Validator::ref(const RegionRef& r, Pipe pipe, bool write) {
   if (b.tile == 0) return err(r.line, r.column, "tile reference on buffer '" + b.name + "', which has no tile=");
   int64_t count = b.tileCount();
   int64_t lo = 0, hi = 0, bad = 0;
+  if (!affineRange(r.index, loops_, lo, hi))
+    return err(r.line, r.column, "tile index " + r.index.str() + " overflows 64-bit integers over the loops' range");
   if (r.index.mod > 0) {
     if (!modIndexInRange(r.index, loops_, count, bad))
       return err(r.line, r.column, "tile index " + r.index.str() + " reaches " + std::to_string(bad) + " but '" +
                                        b.name + "' has " + std::to_string(count) + " tiles");
     return success();
   }
-  affineRange(r.index, loops_, lo, hi);
   if (lo < 0 || hi >= count)
     return err(r.line, r.column, "tile index " + r.index.str() + " ranges over [" + std::to_string(lo) + ", " +
                                      std::to_string(hi) + "] but '" + b.name + "' has " + std::to_string(count) + " tiles");

@@ -71,7 +71,8 @@ static Status constantOfShapeOp(NodeContext& ctx) {
     if (s < 0) return ctx.fail("shape entry " + std::to_string(s) + " is negative");
     d.dims.push_back(s);
   }
-  if (numElements(d.dims) > kMaxFoldedElements) return ctx.fail("the constant would be too large (more than 2^24 elements)");
+  if (numElements(d.dims) > kMaxFoldedElements)
+    return ctx.fail("the constant would hold more than " + std::to_string(kMaxFoldedElements) + " elements (kMaxFoldedElements)");
   d.values.assign(numElements(d.dims), fill);
   return ctx.setOutput(0, ctx.b.constant(std::move(d)));
 }
@@ -84,9 +85,13 @@ static Status rangeOp(NodeContext& ctx) {
     return ctx.fail("start, limit and delta must be scalars");
   double s = start.values[0], l = limit.values[0], dl = delta.values[0];
   if (dl == 0) return ctx.fail("delta is 0");
-  double count = std::max(0.0, std::ceil((l - s) / dl));
-  if (count > (1 << 26)) return ctx.fail("the range is too long");
+  double count = std::max(0.0, std::ceil((l - s) / dl));  // NaN bounds give 0
+  // Refused before anything is allocated: a 165-byte model asked for 5 * 10^7 values (issue #19).
+  if (count > static_cast<double>(kMaxFoldedElements))
+    return ctx.fail("Range would hold " + (count < 1e18 ? std::to_string(static_cast<int64_t>(count)) : std::string("more than 10^18")) +
+                    " elements, over the limit of " + std::to_string(kMaxFoldedElements) + " (kMaxFoldedElements)");
   TensorData d{start.dtype, {static_cast<int64_t>(count)}, {}};
+  d.values.reserve(static_cast<size_t>(count));
   for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) d.values.push_back(s + static_cast<double>(i) * dl);
   return ctx.setOutput(0, ctx.b.constant(std::move(d)));
 }

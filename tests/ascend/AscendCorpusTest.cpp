@@ -133,11 +133,10 @@ TEST_CASE("insertion of a 1000-instruction kernel takes under 10 ms", "[ascend][
     REQUIRE(res.ok());
     best = std::min(best, res->stats.millis);
   }
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-  CHECK(best < 10.0);
-#else
-  WARN("insertion took " << best << " ms; the 10 ms goal applies to optimized builds");
+#if defined(NDEBUG)
+  if (!gir::test::kSanitizedBuild) CHECK(best < 10.0);
 #endif
+  WARN("insertion took " << best << " ms; the 10 ms bound applies to optimized builds without sanitizers");
 }
 
 TEST_CASE("baselines: barrier-all always passes; one flag per dependency passes when it fits", "[ascend][corpus]") {

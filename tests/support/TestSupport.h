@@ -6,6 +6,20 @@
 
 namespace gir::test {
 
+// Built with AddressSanitizer (g++ defines __SANITIZE_ADDRESS__, clang answers __has_feature): time and
+// memory bounds, which hold for the product build, do not apply there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitizedBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
 std::string sourcePath(const std::string& relative);  // GIR_SOURCE_DIR/relative
 std::string binaryPath(const std::string& relative);  // GIR_BINARY_DIR/relative
 std::string readText(const std::string& path);          // empty when missing
