@@ -2,6 +2,7 @@
 #include "core/AtomicFile.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +22,32 @@ Expected<std::string> readWholeFile(const std::string& path) {
   if (in.bad()) return makeError("read error", SourceLocation{path, 0, 0, ""});
   return ss.str();
 }
+
+namespace {
+
+// The process's umask, read without changing it (umask(2) would, for every thread, for a moment).
+mode_t currentUmask() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "Umask:") {
+      std::string octal;
+      status >> octal;
+      return static_cast<mode_t>(std::strtoul(octal.c_str(), nullptr, 8));
+    }
+  }
+  return 022;
+}
+
+// mkstemp creates 0600: a save keeps the replaced file's mode, and a new file gets what open(2) would
+// have given it, so saving never makes a user's file private or executable.
+mode_t modeForSave(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
+  return 0666 & ~currentUmask();
+}
+
+}  // namespace
 
 Status writeFileAtomically(const std::string& path, const std::string& contents) {
   std::string tmpl = path + ".tmp-XXXXXX";
@@ -42,7 +69,7 @@ Status writeFileAtomically(const std::string& path, const std::string& contents)
     p += n;
     left -= static_cast<size_t>(n);
   }
-  bool synced = ::fsync(fd) == 0;
+  bool synced = ::fchmod(fd, modeForSave(path)) == 0 && ::fsync(fd) == 0;
   ::close(fd);
   if (!synced || ::rename(name.data(), path.c_str()) != 0) {
     std::string why = std::strerror(errno);
