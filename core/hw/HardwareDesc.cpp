@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -59,13 +60,22 @@ class FieldReader {
   }
 
   int64_t integer(const json& obj, const std::string& key, const std::string& path, bool required = true,
-                  int64_t def = 0, int64_t min = 0) {
+                  int64_t def = 0, int64_t min = 0, int64_t max = std::numeric_limits<int64_t>::max()) {
     const json* v = get(obj, key, path, required);
     if (!v) return def;
     if (!v->is_number_integer()) { fail(path + key, "expected an integer, got " + v->dump()); return def; }
+    // Checked before narrowing: 4444444444444444 flag IDs became a negative int, and the saved file no
+    // longer loaded (found by fuzz_hardware_json).
+    bool tooLarge = v->is_number_unsigned() ? v->get<uint64_t>() > static_cast<uint64_t>(max) : v->get<int64_t>() > max;
+    if (tooLarge) { fail(path + key, "must be at most " + std::to_string(max) + ", got " + v->dump()); return def; }
     int64_t i = v->get<int64_t>();
     if (i < min) fail(path + key, "must be at least " + std::to_string(min) + ", got " + std::to_string(i));
     return i;
+  }
+
+  int smallInt(const json& obj, const std::string& key, const std::string& path, bool required, int def, int min,
+               int max = std::numeric_limits<int>::max()) {
+    return static_cast<int>(integer(obj, key, path, required, def, min, max));
   }
 
  private:
@@ -100,12 +110,12 @@ void readAscend(FieldReader& r, const json& root, HardwareDesc& hw) {
   const json* a = r.get(root, "ascend", "", false);
   if (!a) return;
   AscendDesc d;
-  d.flagsPerPipePair = static_cast<int>(r.integer(*a, "flags_per_pipe_pair", "ascend.", true, 4, 1));
-  d.syncCostCycles = static_cast<int>(r.integer(*a, "sync_cost_cycles", "ascend.", false, 1, 0));
+  d.flagsPerPipePair = r.smallInt(*a, "flags_per_pipe_pair", "ascend.", true, 4, 1, 64);
+  d.syncCostCycles = r.smallInt(*a, "sync_cost_cycles", "ascend.", false, 1, 0);
   if (const json* lat = r.get(*a, "pipe_latency", "ascend.", false)) {
     if (!lat->is_object()) { r.fail("ascend.pipe_latency", "expected an object"); return; }
     for (auto it = lat->begin(); it != lat->end(); ++it)
-      d.pipeLatencyCycles[it.key()] = static_cast<int>(r.integer(*lat, it.key(), "ascend.pipe_latency.", true, 1, 1));
+      d.pipeLatencyCycles[it.key()] = r.smallInt(*lat, it.key(), "ascend.pipe_latency.", true, 1, 1);
   }
   hw.ascend = d;
 }
@@ -150,8 +160,8 @@ Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::str
   if (!r.failed() && hw.kind != "cpu" && hw.kind != "gpu" && hw.kind != "npu" && hw.kind != "mlu")
     r.fail("kind", "expected cpu, gpu, npu or mlu, got '" + hw.kind + "'");
   hw.unitName = r.str(root, "unit", "");
-  hw.lanesPerUnit = static_cast<int>(r.integer(root, "lanes_per_unit", "", true, 1, 1));
-  hw.maxUnitsPerBlock = static_cast<int>(r.integer(root, "max_units_per_block", "", true, 1, 1));
+  hw.lanesPerUnit = r.smallInt(root, "lanes_per_unit", "", true, 1, 1);
+  hw.maxUnitsPerBlock = r.smallInt(root, "max_units_per_block", "", true, 1, 1);
   hw.maxUnits = r.integer(root, "max_units", "", false, 0, 0);
   readLevels(r, root, hw);
   if (const json* sc = r.get(root, "sync_cost_us", "", true)) {

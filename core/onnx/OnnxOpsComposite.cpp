@@ -100,11 +100,21 @@ static Status spaceToDepthOp(NodeContext& ctx) {
   return ctx.setOutput(0, y);
 }
 
-// A constant block of `value` shaped like x except `extent` along `axis`.
-static TensorId padBlock(GraphBuilder& b, TensorId x, int axis, int64_t extent, double value) {
+// A block of `value` shaped like x except `extent` along `axis`: a folded constant when small, else the
+// scalar broadcast at run time (a 148-byte model asked for a 2^31-element block: 17 GB before the error).
+static Expected<TensorId> padBlock(GraphBuilder& b, TensorId x, int axis, int64_t extent, double value) {
   Dims d = b.tensor(x).dims;
   d[axis] = extent;
-  return b.constant(TensorData{b.tensor(x).dtype, d, std::vector<double>(numElements(d), value)});
+  if (numElements(d) <= kMaxFoldedElements)
+    return b.constant(TensorData{b.tensor(x).dtype, d, std::vector<double>(numElements(d), value)});
+  return b.broadcastTo(b.scalar(value, b.tensor(x).dtype), d, /*fold=*/false);
+}
+
+// The padded (or cropped) shape, so that a result over kMaxTensorElements is refused before any block is made.
+static Dims paddedDims(Dims d, const std::vector<int64_t>& pads) {
+  int r = static_cast<int>(d.size());
+  for (int a = 0; a < r; ++a) d[a] = std::max<int64_t>(0, d[a] + pads[a] + pads[a + r]);
+  return d;
 }
 
 static Status padOp(NodeContext& ctx) {
@@ -120,12 +130,14 @@ static Status padOp(NodeContext& ctx) {
     if (v.values.size() != 1) return ctx.fail("constant_value must be a scalar");
     value = v.values[0];
   }
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  for (int64_t p : pads)
+    if (p < -kLimit || p > kLimit) return ctx.fail("pads must lie in [-2^31, 2^31]");
+  if (numElements(paddedDims(ctx.dims(x), pads)) > kMaxTensorElements)
+    return ctx.fail("the padded result would have more than 2^31 elements (kMaxTensorElements)");
   TensorId y = x;
   for (int a = 0; a < r; ++a) {
     int64_t before = pads[a], after = pads[a + r];
-    constexpr int64_t kLimit = int64_t{1} << 31;
-    if (before < -kLimit || before > kLimit || after < -kLimit || after > kLimit)
-      return ctx.fail("pads must lie in [-2^31, 2^31]");
     if (before < 0 || after < 0) {  // negative pads crop
       Dims d = ctx.dims(y);
       int64_t cropB = std::max<int64_t>(0, -before), cropA = std::max<int64_t>(0, -after);
@@ -137,9 +149,15 @@ static Status padOp(NodeContext& ctx) {
       y = s;
     }
     std::vector<TensorId> parts;
-    if (before > 0) parts.push_back(padBlock(ctx.b, y, a, before, value));
+    if (before > 0) {
+      GIR_TRY(block, padBlock(ctx.b, y, a, before, value));
+      parts.push_back(block);
+    }
     parts.push_back(y);
-    if (after > 0) parts.push_back(padBlock(ctx.b, y, a, after, value));
+    if (after > 0) {
+      GIR_TRY(block, padBlock(ctx.b, y, a, after, value));
+      parts.push_back(block);
+    }
     if (parts.size() == 1) continue;
     GIR_TRY(c, ctx.b.concat(parts, a));
     y = c;

@@ -132,6 +132,10 @@ def main():
                                    [f32("x", [1])], [f32("y", [50000000])],
                                    [scalar("start", 0.0), scalar("limit", 5e7), scalar("delta", 1.0)]),
           "Range would hold 50000000 elements, over the limit of 16777216 (kMaxFoldedElements)")
+    # Pads whose blocks alone hold 2^31 elements: 22 s and 17 GB before an error (found by fuzz_onnx_import).
+    write("pad_huge.onnx", model([n("Pad", ["x", "pads"], ["y"], name="pad")], [f32("x", [2, 3])], [f32("y", [2, 3])],
+                                 [ints("pads", [0, 1 << 30, 0, 1 << 30])]),
+          "the padded result would have more than 2^31 elements (kMaxTensorElements)")
     with open(os.path.join(OUT, "expected.tsv"), "w") as f:
         for name, text in expected:
             f.write(f"{name}\t{text}\n")
