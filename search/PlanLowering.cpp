@@ -59,7 +59,7 @@ compute::Subgraph groupSubgraph(const compute::Graph& g, const compute::Subgraph
 // Appends group graphs to one graph; DRAM buffers of exchanged tensors are shared by tensor.
 class Joiner {
  public:
-  Joiner(const compute::Graph& g, const compute::Subgraph& sub, int64_t unitsPerBlock) : g_(g), sub_(sub), unitsPerBlock_(unitsPerBlock) {}
+  Joiner(const compute::Subgraph& sub, int64_t unitsPerBlock) : sub_(sub), unitsPerBlock_(unitsPerBlock) {}
 
   void add(const LoweredSubgraph& part, const Graph& gir) {
     size_t f = parts_++;
@@ -137,7 +137,6 @@ class Joiner {
     return id;
   }
 
-  const compute::Graph& g_;
   const compute::Subgraph& sub_;
   int64_t unitsPerBlock_;
   size_t parts_ = 0;
@@ -172,7 +171,7 @@ Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Sub
   LoweredPlan plan;
   plan.groups = groups;
   plan.exports = kg.exports;
-  Joiner join(g, sub, options.unitsPerBlock);
+  Joiner join(sub, options.unitsPerBlock);
   std::set<std::string> used;
   // Every group of a large subgraph is searched on the same reduced instance (docs/scale.md).
   std::optional<compute::ReducedInstance> reduced;

@@ -28,7 +28,7 @@ namespace {
 
 class Walker {
  public:
-  Walker(const Program& p, const Target& t, const std::function<bool()>& choose) : p_(p), t_(t), choose_(choose) {
+  Walker(const Program& p, const Target& t, const std::function<bool()>& choose) : t_(t), choose_(choose) {
     tr_.numBuffers = static_cast<int>(p.buffers.size());
     for (const auto& b : p.buffers) {
       tr_.tileCounts.push_back(static_cast<int>(b.tileCount()));
@@ -48,7 +48,6 @@ class Walker {
     env_ = static_cast<int>(tr_.envs.size()) - 1;
   }
 
-  const Program& p_;
   const Target& t_;
   const std::function<bool()>& choose_;
   Trace tr_;

@@ -118,8 +118,8 @@ std::string sanitize(const std::string& name) {
 
 class LayoutBuilder {
  public:
-  LayoutBuilder(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt, bool dbl, const std::set<uint32_t>& spilled = {})
-      : g_(g), plan_(plan), opt_(opt), dbl_(dbl), spilled_(spilled), acc_(accessesPerBuffer(g, plan)) {}
+  LayoutBuilder(const Graph& g, const UnitPlan& plan, bool dbl, const std::set<uint32_t>& spilled = {})
+      : g_(g), plan_(plan), dbl_(dbl), spilled_(spilled), acc_(accessesPerBuffer(g, plan)) {}
 
   Expected<Layout> run();
 
@@ -135,7 +135,6 @@ class LayoutBuilder {
 
   const Graph& g_;
   const UnitPlan& plan_;
-  const FromGirOptions& opt_;
   bool dbl_;
   const std::set<uint32_t> spilled_;
   std::vector<std::vector<Access>> acc_;
@@ -299,7 +298,7 @@ static void fitTileIndices(const Graph& g, const UnitPlan& plan, Layout& lay) {
 // One try: the buffers, pooled or not; nullopt-like (an error) only for a GIR the layout cannot express.
 static Expected<Layout> tryLayout(const Graph& g, const UnitPlan& plan, const FromGirOptions& opt, bool dbl, bool pool,
                                   const std::set<uint32_t>& spilled) {
-  auto lay = LayoutBuilder(g, plan, opt, dbl, spilled).run();
+  auto lay = LayoutBuilder(g, plan, dbl, spilled).run();
   if (lay && pool) poolByLifetime(g, plan, *lay, opt.ubCapacityBytes);
   return lay;
 }
