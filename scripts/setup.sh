@@ -14,6 +14,7 @@ PACKAGES=(
   libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL's, which qt6-charts-dev does not pull in
   xvfb xauth
   hipcc  # HIP code generation compile tests (brings clang-15, lld and rocm-device-libs for gfx908)
+  clang-14 libclang-rt-14-dev llvm-14  # the clang build: ASan/UBSan suites, libFuzzer targets, symbolized reports (docs/fuzzing.md)
 )
 
 missing=()
