@@ -15,6 +15,10 @@ void showBarChart(QChartView* view, QChart* chart, QBarSeries* series, const QSt
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(x);
   series->attachAxis(y);
+  replaceChart(view, chart);
+}
+
+void replaceChart(QChartView* view, QChart* chart) {
   QChart* old = view->chart();
   view->setChart(chart);
   delete old;

@@ -77,7 +77,7 @@ void PlanTab::refresh() {
   if (!session_.hasModel()) {
     note_->setText("Open an ONNX model to compare the baseline plans. The GIR planner's row joins when the search lands.");
     table_->setRowCount(0);
-    chart_->setChart(new QChart);
+    replaceChart(chart_, new QChart);
     return;
   }
   auto plans = viz::planModel(session_.model(), session_.preprocessed(), session_.hardware());

@@ -19,6 +19,7 @@
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
+#include "app/BarChart.h"
 #include "app/Session.h"
 
 namespace gir::app {
@@ -239,9 +240,7 @@ void StepperPanel::buildCurve() {
     s->attachAxis(x);
     s->attachAxis(y);
   }
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+  replaceChart(chart_, chart);
 }
 
 int StepperPanel::curvePoints() const { return curve_ ? static_cast<int>(curve_->count()) : 0; }
