@@ -1,14 +1,17 @@
-// The measurement runs in QtConcurrent; progress comes back as queued calls; the newest run wins.
+// Measure waits for the app's background jobs, then runs `gir run --measure --json` as a child process and
+// reads its figures (codegen/cpu/Measure.h says why a child); cancel stops the wait or kills the child.
 #include "app/MeasureTab.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -16,9 +19,12 @@
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
-#include <QtConcurrent/QtConcurrentRun>
 
+#include "app/BarChart.h"
+#include "app/GirProcess.h"
 #include "app/Session.h"
+#include "core/AtomicFile.h"
+#include "core/gir/Printer.h"
 
 namespace gir::app {
 
@@ -40,6 +46,9 @@ MeasureTab::MeasureTab(Session& session, QWidget* parent) : QWidget(parent), ses
   chart_ = new QChartView(this);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->setMinimumHeight(260);
+  idlePoll_ = new QTimer(this);
+  idlePoll_->setInterval(50);
+  connect(idlePoll_, &QTimer::timeout, this, &MeasureTab::waitForIdle);
   connect(run_, &QPushButton::clicked, this, &MeasureTab::start);
   connect(cancel_, &QPushButton::clicked, this, &MeasureTab::cancel);
   auto* row = new QHBoxLayout;
@@ -58,23 +67,39 @@ MeasureTab::MeasureTab(Session& session, QWidget* parent) : QWidget(parent), ses
 }
 
 MeasureTab::~MeasureTab() {
-  if (cancelFlag_) cancelFlag_->store(true);
-  if (watcher_) watcher_->waitForFinished();
+  if (process_) {
+    process_->disconnect(this);
+    process_->kill();
+    process_->waitForFinished(5000);
+  }
 }
+
+QString MeasureTab::statusText() const { return status_->text(); }
 
 void MeasureTab::clear() {
   result_.reset();
   table_->setRowCount(0);
   figures_->clear();
   points_ = nullptr;
-  QChart* old = chart_->chart();
-  chart_->setChart(new QChart);
-  delete old;
+  replaceChart(chart_, new QChart);
 }
 
 void MeasureTab::cancel() {
-  if (cancelFlag_) cancelFlag_->store(true);
-  status_->setText("cancelling after the current stage...");
+  if (!running()) return;
+  idlePoll_->stop();
+  waiting_ = false;
+  if (process_) {
+    process_->disconnect(this);
+    process_->kill();
+    process_->waitForFinished(5000);
+    process_->deleteLater();
+    process_ = nullptr;
+  }
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  progress_->setValue(0);
+  status_->setText("not measured: measurement cancelled");
+  Q_EMIT finished(false);
 }
 
 void MeasureTab::start() {
@@ -82,55 +107,113 @@ void MeasureTab::start() {
     Q_EMIT error("Measure", "Open a GIR-Graph first (a .gir file or a model's subgraph).");
     return;
   }
-  if (watcher_) return;
+  if (running()) return;
   auto hw = loadHardwareByName("cpu-host");
   if (!hw) {
     Q_EMIT error("Measure", QString::fromStdString(hw.error().str()));
     return;
   }
   clear();
-  cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+  dir_ = std::make_unique<QTemporaryDir>();
+  std::string base = dir_->path().toStdString();
+  auto g = writeFileAtomically(base + "/measured.gir", printGraph(session_.graph()));
+  auto h = g ? writeFileAtomically(base + "/hardware.json", hardwareToJson(*hw)) : g;
+  if (!dir_->isValid() || !h) {
+    Q_EMIT error("Measure", QString::fromStdString(dir_->isValid() ? h.error().str() : "cannot create a temporary folder"));
+    return;
+  }
   run_->setEnabled(false);
   cancel_->setEnabled(true);
-  progress_->setValue(0);
-  QPointer<MeasureTab> self(this);
-  auto progress = [self](int stage, int, const std::string& what) {
-    QString text = QString::fromStdString(what);
-    QMetaObject::invokeMethod(self.data(), [self, stage, text] {
-      if (!self) return;
-      self->progress_->setValue(stage);
-      self->status_->setText(text + "...");
-    }, Qt::QueuedConnection);
-  };
-  watcher_ = new QFutureWatcher<std::shared_ptr<Expected<codegen::cpu::MeasureResult>>>(this);
-  connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
-    auto r = watcher_->result();
-    watcher_->deleteLater();
-    watcher_ = nullptr;
-    run_->setEnabled(true);
-    cancel_->setEnabled(false);
-    progress_->setValue(4);
-    if (!*r) {
-      status_->setText("not measured: " + QString::fromStdString(r->error().message));
-      if (r->error().message != "measurement cancelled") Q_EMIT error("Measure", QString::fromStdString(r->error().str()));
-      Q_EMIT finished(false);
-      return;
-    }
-    show(r->value());
-    Q_EMIT finished(true);
+  progress_->setValue(1);
+  waiting_ = true;
+  waitedMs_ = 0;
+  waitForIdle();
+  if (waiting_) idlePoll_->start();
+}
+
+// The kernels are timed on the cores the app's own jobs use: wait for those jobs, up to idleWaitMs_.
+void MeasureTab::waitForIdle() {
+  int jobs = session_.backgroundJobs();
+  if (jobs > 0 && waitedMs_ < idleWaitMs_) {
+    status_->setText(QString("waiting for %1 background job(s) of the app (layout, plans, checks) to finish, so that they do not share the "
+                             "cores with the timing...").arg(jobs));
+    waitedMs_ += idlePoll_->interval();
+    return;
+  }
+  idlePoll_->stop();
+  waiting_ = false;
+  contendedJobs_ = jobs;
+  launch();
+}
+
+void MeasureTab::launch() {
+  QString why;
+  QString exe = girExecutable(&why);
+  if (exe.isEmpty()) return fail(why);
+  process_ = new QProcess(this);
+  connect(process_, &QProcess::finished, this, &MeasureTab::processFinished);
+  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+    if (e == QProcess::FailedToStart) fail("cannot start " + process_->program() + ": " + process_->errorString());
   });
-  watcher_->setFuture(QtConcurrent::run([g = session_.graph(), hw = *hw, options = options_, cancel = cancelFlag_, progress] {
-    return std::make_shared<Expected<codegen::cpu::MeasureResult>>(codegen::cpu::measureOnCpu(g, hw, options, cancel.get(), progress));
-  }));
+  QString dir = dir_->path();
+  QStringList args{"run", dir + "/measured.gir", "--hardware", dir + "/hardware.json", "--measure", "--json", "--budget-ms", QString::number(budgetMs_)};
+  status_->setText("compiling, checking against the interpreter and timing in a child process: " + exe + " " + args.join(' '));
+  progress_->setValue(2);
+  process_->start(exe, args);
+}
+
+void MeasureTab::fail(const QString& message) {
+  if (process_) {
+    process_->disconnect(this);
+    process_->deleteLater();
+    process_ = nullptr;
+  }
+  waiting_ = false;
+  idlePoll_->stop();
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  progress_->setValue(0);
+  status_->setText("not measured: " + message);
+  Q_EMIT error("Measure", message);
+  Q_EMIT finished(false);
+}
+
+// gir run exits 0 (every output matches), 1 (a mismatch: nothing timed) or 2 (bad input, message on stderr).
+void MeasureTab::processFinished() {
+  QProcess* p = process_;
+  QByteArray out = p->readAllStandardOutput(), err = p->readAllStandardError();
+  bool crashed = p->exitStatus() == QProcess::CrashExit;
+  int code = p->exitCode();
+  p->deleteLater();
+  process_ = nullptr;
+  if (crashed) return fail("gir run crashed: " + QString::fromUtf8(err).trimmed());
+  if (code != 0 && code != 1) return fail("gir run exited " + QString::number(code) + ": " + QString::fromUtf8(err).trimmed());
+  auto r = codegen::cpu::measureResultFromRunJson(out.toStdString());
+  if (!r) return fail(QString::fromStdString(r.error().message));
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  progress_->setValue(4);
+  show(*r);
+  Q_EMIT finished(true);
 }
 
 void MeasureTab::show(const codegen::cpu::MeasureResult& r) {
   result_ = r;
-  status_->setText(QString("measured %1 kernel(s) on this CPU, modelled with %2; outputs %3 the interpreter's (max relative error %4)")
+  QStringList wide;  // p90 over 1.5 x p10: something else ran on the cores meanwhile
+  for (const auto& k : r.kernels)
+    if (k.measured.p10Us > 0 && k.measured.p90Us > 1.5 * k.measured.p10Us) wide << QString::number(k.kernel);
+  QString warnings;
+  if (contendedJobs_ > 0)
+    warnings += QString(" <b>Warning:</b> %1 background job(s) of the app still ran after %2 s of waiting; the times may be inflated.")
+                    .arg(contendedJobs_).arg(idleWaitMs_ / 1000.0, 0, 'f', 0);
+  if (!wide.isEmpty()) warnings += " <b>Warning:</b> wide spread (p90 > 1.5 x p10) on kernel(s) " + wide.join(", ") + ": the machine was busy, measure again.";
+  status_->setText(QString("measured %1 kernel(s) on this CPU with gir run (a child process), modelled with %2; outputs %3 the interpreter's "
+                           "(max relative error %4).%5")
                        .arg(r.kernels.size())
                        .arg(QString::fromStdString(r.hardware))
                        .arg(r.outputsMatch ? "match" : "DO NOT match")
-                       .arg(r.maxRelativeOutputError, 0, 'g', 3));
+                       .arg(r.maxRelativeOutputError, 0, 'g', 3)
+                       .arg(warnings));
   figures_->setText(QString("<b>error figures</b>: MAPE %1 %, max relative error %2, Spearman rank correlation %3; the kernel modelled "
                             "fastest %4 within 5 % of the fastest measured. Roofline: each kernel's device bytes over its time, against "
                             "STREAM copy %5 GB/s (%6).")
@@ -187,9 +270,7 @@ void MeasureTab::show(const codegen::cpu::MeasureResult& r) {
     for (const auto& k : result_->kernels)
       if (k.modelledUs == p.x() && k.measured.medianUs == p.y()) Q_EMIT kernelSelected(k.kernel);
   });
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+  replaceChart(chart_, chart);
 }
 
 int MeasureTab::scatterPoints() const { return points_ ? static_cast<int>(points_->count()) : 0; }

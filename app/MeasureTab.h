@@ -1,17 +1,19 @@
-// The Measure tab (docs/app.md, "Tabs"): launch the open GIR-Graph's kernels on this machine's CPU
-// (codegen/cpu) on a worker thread with progress and cancel; a table of kernels with modelled against
-// measured time; a Qt Charts scatter with the error figures; clicking a point selects the kernel.
+// The Measure tab (docs/app.md, "Measure"): the open GIR-Graph's kernels compiled, checked and timed on
+// this machine's CPU by `gir run --measure` in a child process, once the app's own background work is done,
+// with progress and cancel; a table of kernels with modelled against measured time; a Qt Charts scatter
+// with the error figures; clicking a point selects the kernel.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
-#include <atomic>
 #include <memory>
 #include <optional>
 
 #include "codegen/cpu/Measure.h"
 
 class QChartView;
+class QProcess;
+class QTemporaryDir;
+class QTimer;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -31,12 +33,15 @@ class MeasureTab : public QWidget {
 
   void start();   // measures the session's current graph
   void cancel();
-  bool running() const { return watcher_ != nullptr; }
+  bool running() const { return waiting_ || process_ != nullptr; }
   void clear();   // the graph changed: old figures no longer apply
   const std::optional<codegen::cpu::MeasureResult>& result() const { return result_; }
   int scatterPoints() const;
   QTableWidget* table() const { return table_; }
-  void setTimingOptions(const codegen::cpu::TimingOptions& t) { options_.timing = t; }
+  void setBudgetMs(int ms) { budgetMs_ = ms; }  // gir run --budget-ms: time spent timing each kernel
+  // Waiting for the app's background jobs ends after this long; the result then says it was contended.
+  void setIdleWaitMs(int ms) { idleWaitMs_ = ms; }
+  QString statusText() const;
 
  Q_SIGNALS:
   void finished(bool ok);
@@ -45,6 +50,10 @@ class MeasureTab : public QWidget {
 
  private:
   void show(const codegen::cpu::MeasureResult& r);
+  void waitForIdle();
+  void launch();
+  void processFinished();
+  void fail(const QString& message);
 
   Session& session_;
   QPushButton *run_, *cancel_;
@@ -53,9 +62,14 @@ class MeasureTab : public QWidget {
   QTableWidget* table_;
   QChartView* chart_;
   QScatterSeries* points_ = nullptr;
-  codegen::cpu::MeasureOptions options_;
-  std::shared_ptr<std::atomic<bool>> cancelFlag_;
-  QFutureWatcher<std::shared_ptr<Expected<codegen::cpu::MeasureResult>>>* watcher_ = nullptr;
+  int budgetMs_ = 200;
+  int idleWaitMs_ = 30000;
+  bool waiting_ = false;
+  int waitedMs_ = 0;
+  int contendedJobs_ = 0;  // background jobs still running when the timing started
+  QTimer* idlePoll_;
+  std::unique_ptr<QTemporaryDir> dir_;  // the graph and hardware files the child reads
+  QProcess* process_ = nullptr;
   std::optional<codegen::cpu::MeasureResult> result_;
 };
 

@@ -78,6 +78,9 @@ class Session : public QObject {
   void setCheckedMode(bool on);
   Badge badge(size_t step) const { return step < states_.size() ? states_[step].badge : Badge::Unchecked; }
   bool checksPending() const { return !checkWatchers_.empty(); }
+  // Worker threads busy with the app's own jobs (layouts, plans, predictions, greedy, checks): Measure
+  // waits for these before timing, since on a small machine they take the cores the kernels are timed on.
+  int backgroundJobs() const;
   void waitForChecks();  // blocks until every queued check has reported (tests, benchmarks)
   // Later checks compare with `reference`'s outputs instead of the original graph's (same input
   // buffers). Tests use a reference that disagrees to drive a failing check; nothing else should.

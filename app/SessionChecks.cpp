@@ -14,6 +14,10 @@ static std::string stepContext(const StepRecord& r) {
 // The job starts from a copy of the current graph walked back (or forward) to step `first`: the
 // stepper's graph keeps the slots of every entity a step ever added, so the steps' edits replay on
 // it (a copy from before a step would lack the nodes the step adds).
+int Session::backgroundJobs() const {
+  return QThreadPool::globalInstance()->activeThreadCount() + checkPool_.activeThreadCount();
+}
+
 void Session::queueChecks(size_t first) {
   const auto& h = stepper_->history();
   Graph start = stepper_->graph();

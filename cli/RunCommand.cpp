@@ -69,6 +69,12 @@ Expected<RunOptions> runOptions(const Args& a) {
   o.json = a.has("json");
   o.emit = a.has("emit");
   if (a.has("cold")) o.timing.flushBytes = coldCacheBytes();
+  if (a.hasOption("budget-ms")) {  // time spent on each timed function; the repeats follow from it
+    auto ms = integerOption(a, "budget-ms", 200);
+    if (!ms) return ms.takeError();
+    if (*ms < 1 || *ms > 600000) return makeError("--budget-ms expects 1 to 600000 milliseconds, got " + std::to_string(*ms));
+    o.timing.budgetSeconds = static_cast<double>(*ms) / 1000;
+  }
   o.launch.compile.cacheDir = a.option("cache", "");
   std::string opt = a.option("opt", "O3");
   if (opt != "O0" && opt != "O1" && opt != "O2" && opt != "O3") return makeError("--opt expects O0, O1, O2 or O3, got '" + opt + "'");
@@ -191,11 +197,15 @@ json candidateJson(const CandidateRun& r) {
   j["measured_us"] = r.measured ? json(r.measured->medianUs) : json(nullptr);
   if (r.measured) j["spread_us"] = {r.measured->p10Us, r.measured->p90Us};
   json ks = json::array();
-  for (size_t k = 0; k < r.model.kernels.size(); ++k)
+  for (size_t k = 0; k < r.model.kernels.size(); ++k) {
+    bool timed = k < r.perKernel.size();
     ks.push_back({{"modelled_us", r.model.kernels[k].modelledUs},
-                  {"measured_us", k < r.perKernel.size() ? json(r.perKernel[k].medianUs) : json(nullptr)},
+                  {"measured_us", timed ? json(r.perKernel[k].medianUs) : json(nullptr)},
+                  {"spread_us", timed ? json({r.perKernel[k].p10Us, r.perKernel[k].p90Us}) : json(nullptr)},
+                  {"repeats", timed ? json(r.perKernel[k].repeats) : json(nullptr)},
                   {"dram_bytes", r.model.kernels[k].dramBytes}, {"memory_us", r.model.kernels[k].memoryUs},
                   {"compute_us", r.model.kernels[k].computeUs}});
+  }
   j["per_kernel"] = ks;
   return j;
 }
@@ -311,7 +321,7 @@ void printText(const HardwareDesc& hw, double streamCopy, bool calibrated, const
 }  // namespace
 
 int runRun(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out", "opt"},
+  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out", "opt", "budget-ms"},
                         {"measure", "calibrate", "json", "emit", "cold"});
   if (!args) {
     // GPU targets take options of their own (--work): hand over before complaining about them.
@@ -321,7 +331,7 @@ int runRun(const CommandArgs& argv) {
   }
   if (args->hasOption("target") && isGpuRunTarget(args->option("target"))) return runRunOnGpu(argv);
   if (args->positional.size() != 1)
-    return reportBadInput(makeError("usage: gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure [--cold]] [--calibrate] [--json]"));
+    return reportBadInput(makeError("usage: gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure [--cold] [--budget-ms N]] [--calibrate] [--json]"));
   auto opts = runOptions(*args);
   if (!opts) return reportBadInput(opts.error());
   const std::string& input = args->positional[0];

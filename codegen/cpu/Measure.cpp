@@ -1,57 +1,61 @@
-// Build, check, time, model: four stages with a cancel check between each.
+// `gir run --json` (cli/RunCommand.cpp, candidateJson) to the Measure tab's figures, with the per-kernel
+// error figures computed here as they are for the candidates in the command's own summary.
 #include "codegen/cpu/Measure.h"
 
-#include "codegen/cpu/CpuCheck.h"
-#include "core/gir/Interpreter.h"
+#include "core/JsonText.h"
 
 namespace gir::codegen::cpu {
 
+namespace {
 
-Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, const MeasureOptions& options,
-                                     const std::atomic<bool>* cancel, const MeasureProgress& progress) {
-  auto stop = [&] { return cancel && cancel->load(); };
-  auto say = [&](int stage, const std::string& what) {
-    if (progress) progress(stage, 4, what);
-  };
-  say(0, "compiling the generated C++/OpenMP");
-  auto k = CompiledKernel::build(g, options.launch);
-  if (!k) return k.takeError();
-  if (stop()) return makeError("measurement cancelled");
-  say(1, "checking the outputs against the interpreter");
-  auto check = checkAgainstInterpreter(g, *k, 1);
-  if (!check) return check.takeError();
-  if (stop()) return makeError("measurement cancelled");
-  say(2, "timing each kernel");
-  TensorMap inputs = randomInputs(g, 1);
-  auto times = k->timeKernels(inputs, options.timing);
-  if (!times) return times.takeError();
-  if (stop()) return makeError("measurement cancelled");
-  say(3, "modelling");
-  GraphModel model = modelCpu(g, hw);
-  if (model.kernels.size() != times->size())
-    return makeError("the cost model counts " + std::to_string(model.kernels.size()) + " kernels but the compiled code has " +
-                     std::to_string(times->size()));
-  MeasureResult r;
-  r.hardware = hw.name;
-  r.maxRelativeOutputError = check->maxRelativeError;
-  r.outputsMatch = check->close;
-  r.streamCopyGBs = hw.dramBandwidthGBs();
-  std::vector<double> modelled, measured;
-  for (size_t i = 0; i < times->size(); ++i) {
-    KernelMeasure m;
-    m.kernel = static_cast<int>(i);
-    m.modelledUs = model.kernels[i].modelledUs;
-    m.measured = (*times)[i];
-    m.errorPercent = m.measured.medianUs > 0 ? 100 * (m.modelledUs - m.measured.medianUs) / m.measured.medianUs : 0;
-    m.dramBytes = model.kernels[i].dramBytes;
-    m.measuredGBs = m.measured.medianUs > 0 ? static_cast<double>(m.dramBytes) / (m.measured.medianUs * 1e3) : 0;
-    m.fractionOfStream = r.streamCopyGBs > 0 ? m.measuredGBs / r.streamCopyGBs : 0;
-    modelled.push_back(m.modelledUs);
-    measured.push_back(m.measured.medianUs);
-    r.kernels.push_back(m);
+Expected<KernelMeasure> kernelFrom(const nlohmann::json& k, int index, double streamCopyGBs) {
+  KernelMeasure m;
+  m.kernel = index;
+  m.modelledUs = k.at("modelled_us").get<double>();
+  m.dramBytes = k.at("dram_bytes").get<int64_t>();
+  if (k.at("measured_us").is_null()) return makeError("kernel " + std::to_string(index) + " was not timed");
+  m.measured.medianUs = k.at("measured_us").get<double>();
+  const auto& spread = k.at("spread_us");
+  m.measured.p10Us = spread.at(0).get<double>();
+  m.measured.p90Us = spread.at(1).get<double>();
+  m.measured.repeats = k.at("repeats").get<int>();
+  double t = m.measured.medianUs;
+  m.errorPercent = t > 0 ? 100 * (m.modelledUs - t) / t : 0;
+  m.measuredGBs = t > 0 ? static_cast<double>(m.dramBytes) / (t * 1e3) : 0;
+  m.fractionOfStream = streamCopyGBs > 0 ? m.measuredGBs / streamCopyGBs : 0;
+  return m;
+}
+
+}  // namespace
+
+Expected<MeasureResult> measureResultFromRunJson(const std::string& text) {
+  auto doc = parseJsonText(text, "gir run --json");
+  if (!doc) return doc.takeError();
+  try {
+    const auto& cands = doc->at("candidates");
+    if (cands.size() != 1) return makeError("gir run reported " + std::to_string(cands.size()) + " candidates, expected 1");
+    const auto& c = cands.at(0);
+    if (c.contains("skipped")) return makeError("gir run skipped the graph: " + c.at("skipped").get<std::string>());
+    MeasureResult r;
+    r.hardware = doc->at("target").get<std::string>();
+    r.streamCopyGBs = doc->at("stream_copy_gbs").get<double>();
+    r.outputsMatch = c.at("matches").get<bool>();
+    r.maxRelativeOutputError = c.at("max_rel_error").get<double>();
+    if (!r.outputsMatch) return r;  // a kernel that does not match is not timed
+    std::vector<double> modelled, measured;
+    const auto& ks = c.at("per_kernel");
+    for (size_t i = 0; i < ks.size(); ++i) {
+      auto k = kernelFrom(ks[i], static_cast<int>(i), r.streamCopyGBs);
+      if (!k) return k.takeError();
+      modelled.push_back(k->modelledUs);
+      measured.push_back(k->measured.medianUs);
+      r.kernels.push_back(*k);
+    }
+    r.error = modelError(modelled, measured);
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    return makeError(std::string("unexpected output from gir run --json: ") + e.what());
   }
-  r.error = modelError(modelled, measured);
-  return r;
 }
 
 }  // namespace gir::codegen::cpu

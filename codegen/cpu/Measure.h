@@ -1,19 +1,16 @@
-// The Measure tab's work (docs/app.md, "Tabs", Measure): compile a GIR-Graph for this machine's CPU (the
-// codegen/cpu launcher), check it against the interpreter, time each kernel alone, and pair the
-// times with the CPU cost model's per-kernel figures and its error figures. Pure C++; the app runs
-// it on a worker thread, polling `cancel` between the stages and reporting each stage.
+// The Measure tab's figures (docs/app.md, "Measure"), read from what `gir run FILE.gir --measure --json`
+// prints. The app runs that command in a child process instead of timing in its own: the times are the
+// command line's by construction (same binary, same OpenMP wait policy, no GUI threads in the process), a
+// generated kernel that crashes takes down the child and not the app, and cancel kills the child.
 #pragma once
 
-#include <atomic>
-#include <functional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "codegen/cpu/CpuLauncher.h"
 #include "codegen/cpu/CpuModel.h"
 #include "core/Expected.h"
-#include "core/gir/Graph.h"
-#include "core/hw/HardwareDesc.h"
 
 namespace gir::codegen::cpu {
 
@@ -30,7 +27,7 @@ struct KernelMeasure {
 };
 
 struct MeasureResult {
-  std::vector<KernelMeasure> kernels;
+  std::vector<KernelMeasure> kernels;  // empty when the outputs did not match (nothing is timed then)
   ModelError error;
   double maxRelativeOutputError = 0;  // compiled outputs against the interpreter's
   bool outputsMatch = false;
@@ -38,15 +35,7 @@ struct MeasureResult {
   double streamCopyGBs = 0;  // the description's DRAM bandwidth
 };
 
-struct MeasureOptions {
-  LaunchOptions launch;
-  TimingOptions timing;
-};
-
-// progress(stage, total, what) is called before each stage (from the calling thread).
-using MeasureProgress = std::function<void(int, int, const std::string&)>;
-
-Expected<MeasureResult> measureOnCpu(const Graph& g, const HardwareDesc& hw, const MeasureOptions& options,
-                                     const std::atomic<bool>* cancel, const MeasureProgress& progress);
+// Parses the JSON of `gir run FILE.gir --measure --json` (one candidate, planner "file").
+Expected<MeasureResult> measureResultFromRunJson(const std::string& json);
 
 }  // namespace gir::codegen::cpu

@@ -79,11 +79,7 @@ TEST_CASE("tutorial: LayerNorm, lowered, optimized and measured", "[app][tutoria
   test::saveScreenshot(w.get(), "tutorial_07_layernorm_greedy");
 
   MeasureTab* m = w->measureTab();
-  codegen::cpu::TimingOptions quick;
-  quick.warmup = 1;
-  quick.minRepeats = 3;
-  quick.budgetSeconds = 0.02;
-  m->setTimingOptions(quick);
+  m->setBudgetMs(20);
   QSignalSpy done(m, &MeasureTab::finished);
   m->start();
   REQUIRE(done.wait(120000));
