@@ -53,6 +53,7 @@ ModelTab::ModelTab(Session& session, QWidget* parent) : QWidget(parent), session
 void ModelTab::refresh() {
   subgraphs_->clear();
   library_->setRowCount(0);
+  inspector_->showNothing();  // the previous model's node is not in this one (issue #18, point 1, item 5)
   if (!session_.hasModel()) {
     summary_->setText("Open an ONNX model (File > Open).");
     canvas_->clearGraph();

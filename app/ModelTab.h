@@ -22,6 +22,7 @@ class ModelTab : public QWidget {
   ModelTab(Session& session, QWidget* parent = nullptr);
   void refresh();
   GraphCanvas* canvas() const { return canvas_; }
+  Inspector* inspector() const { return inspector_; }
   QListWidget* subgraphList() const { return subgraphs_; }
   QTableWidget* libraryTable() const { return library_; }
 

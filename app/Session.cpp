@@ -121,6 +121,8 @@ Status Session::setGir(Graph g, const std::string& origin) {
   if (!g.target.empty())
     if (auto hw = loadHardwareByName(g.target)) girHw_ = *hw;
   cancelGreedy();  // its result belongs to the old graph (the generation tells)
+  lastGreedy_ = {};
+  lastGreedyCancelled_ = false;  // the banner spoke of the old graph's run (issue #18, point 1, item 5)
   original_ = g;
   girOrigin_ = origin;
   ++generation_;
