@@ -14,6 +14,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -27,6 +28,7 @@
 #include "app/PlanTab.h"
 #include "app/Session.h"
 #include "app/StepperPanel.h"
+#include "app/TargetPicker.h"
 #include "app/Workspace.h"
 #include "core/AtomicFile.h"
 #include "core/gir/Json.h"
@@ -64,10 +66,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   connect(ascendTab_, &AscendTab::error, this, &MainWindow::reportError);
   connect(measureTab_, &MeasureTab::error, this, &MainWindow::reportError);
   connect(measureTab_, &MeasureTab::kernelSelected, this, &MainWindow::selectKernel);
-  statusBar()->showMessage(QString("hardware: %1").arg(QString::fromStdString(session_->hardware().name)));
+  buildTargetBar();
 }
 
 MainWindow::~MainWindow() = default;
+
+// The target picker, and a status-bar line that says which description every number comes from.
+void MainWindow::buildTargetBar() {
+  QToolBar* bar = addToolBar("Target");
+  bar->setObjectName("target");
+  bar->addWidget(new QLabel(" Target: ", bar));
+  targetPicker_ = new TargetPicker(*session_, bar);
+  bar->addWidget(targetPicker_);
+  hardwareLabel_ = new QLabel(this);
+  statusBar()->addPermanentWidget(hardwareLabel_);
+  auto say = [this] {
+    hardwareLabel_->setText("Plans, lowering and costs: " + targetPicker_->source() + ". Measure: this CPU, modelled with cpu-host.");
+  };
+  connect(session_, &Session::hardwareChanged, this, say);
+  connect(targetPicker_, &TargetPicker::error, this, &MainWindow::reportError);
+  say();
+}
 
 void MainWindow::buildGirTab() {
   auto* page = new QWidget(this);
@@ -182,9 +201,7 @@ Status MainWindow::openByKind(const QString& path) {
     if (kind == "hardware") {
       auto hw = parseHardwareDesc(*text, p);
       if (!hw) return hw.takeError();
-      if (auto st = session_->setHardware(*hw); !st) return st;
-      statusBar()->showMessage(QString("hardware: %1").arg(QString::fromStdString(hw->name)));
-      return success();
+      return targetPicker_->addFromFile(*hw, path);
     }
     if (kind == "workspace") return loadWorkspace(*session_, path);
   }

@@ -22,6 +22,7 @@ class ModelTab;
 class PlanTab;
 class Session;
 class StepperPanel;
+class TargetPicker;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -43,6 +44,8 @@ class MainWindow : public QMainWindow {
   PlanTab* planTab() const { return planTab_; }
   AscendTab* ascendTab() const { return ascendTab_; }
   MeasureTab* measureTab() const { return measureTab_; }
+  TargetPicker* targetPicker() const { return targetPicker_; }
+  QLabel* hardwareLabel() const { return hardwareLabel_; }
   // Selects the first gOperator of kernel `k` on the GIR canvas and shows that tab.
   void selectKernel(int k);
   QTabWidget* tabs() const { return tabs_; }
@@ -59,6 +62,7 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildGirTab();
+  void buildTargetBar();
   void onGirChanged();
   void openDialog();
   Status openByKind(const QString& path);
@@ -72,6 +76,8 @@ class MainWindow : public QMainWindow {
   PlanTab* planTab_;
   AscendTab* ascendTab_;
   MeasureTab* measureTab_;
+  TargetPicker* targetPicker_ = nullptr;
+  QLabel* hardwareLabel_ = nullptr;
   QLabel* girStatus_;
   QString lastError_;
   bool showDiff_ = true;

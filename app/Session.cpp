@@ -3,6 +3,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "codegen/gpu/GpuRun.h"
 #include "core/gir/Json.h"
 #include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
@@ -16,8 +17,9 @@ Expected<search::LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const c
   return std::move(found->lowered);
 }
 
+// This machine's kind, not an H100 on a CPU-only machine (issue #18, point 1, item 6).
 static HardwareDesc defaultHardware() {
-  auto hw = loadHardwareByName("nvidia-h100");
+  auto hw = loadHardwareByName(gpu::defaultTargetForThisMachine());
   if (hw) return *hw;
   HardwareDesc fallback;
   fallback.name = "unknown";

@@ -62,6 +62,12 @@ bool gpuPresent(GpuApi api, std::string* why) {
   return false;
 }
 
+std::string defaultTargetForThisMachine() {
+  if (gpuPresent(GpuApi::Cuda)) return "nvidia-h100";
+  if (gpuPresent(GpuApi::Hip)) return "amd-mi100";
+  return "cpu-host";
+}
+
 Expected<GpuRunResult> runOnGpu(const GpuCase& c, const GpuTarget& target, const GpuRunOptions& options) {
   auto program = emitGpuProgram(c.gir, target);
   if (!program) return program.takeError();

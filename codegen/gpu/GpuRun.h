@@ -35,6 +35,9 @@ Status writeGpuProgram(const GpuProgram& program, const GpuCase& c, const std::s
 
 // Whether this machine has a GPU of the API's kind (driver device nodes); `why` says what is missing.
 bool gpuPresent(GpuApi api, std::string* why = nullptr);
+// The bundled description of this machine's kind: nvidia-h100 where an NVIDIA driver is, amd-mi100 where
+// an AMD one is, else cpu-host (the app's default target).
+std::string defaultTargetForThisMachine();
 
 // Emits, writes, compiles and runs. Fails with a message starting "no GPU" when the program built
 // but the machine has no device to run it on; with the compiler's output when it does not build.

@@ -1,7 +1,9 @@
 // Loading and validating hardware descriptions; every error names file, field and reason.
 #include "core/hw/HardwareDesc.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -187,6 +189,15 @@ Expected<HardwareDesc> loadHardwareDesc(const std::string& path) {
 std::string hardwareDirectory() {
   if (const char* env = std::getenv("GIR_HARDWARE_DIR")) return env;
   return GIR_DEFAULT_HARDWARE_DIR;
+}
+
+std::vector<std::string> bundledHardwareNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(hardwareDirectory(), ec))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 Expected<HardwareDesc> loadHardwareByName(const std::string& name) {

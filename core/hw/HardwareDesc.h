@@ -58,6 +58,8 @@ Expected<HardwareDesc> loadHardwareDesc(const std::string& path);
 // Looks up NAME in the hardware directory (GIR_HARDWARE_DIR env, else the built-in path).
 Expected<HardwareDesc> loadHardwareByName(const std::string& name);
 std::string hardwareDirectory();
+// The names of the hardware directory's descriptions (NAME.json), sorted.
+std::vector<std::string> bundledHardwareNames();
 std::string hardwareToJson(const HardwareDesc& hw);
 
 }  // namespace gir

@@ -3,7 +3,9 @@
 
 #include <QDir>
 #include <QPixmap>
+#include <catch2/catch.hpp>
 
+#include "app/TargetPicker.h"
 #include "tests/support/TestSupport.h"
 
 namespace gir::test {
@@ -15,6 +17,14 @@ std::string saveScreenshot(QWidget* w, const std::string& name) {
   std::string path = dir + "/" + name + ".png";
   w->grab().save(QString::fromStdString(path), "PNG");
   return path;
+}
+
+void chooseTarget(gir::app::MainWindow* w, const QString& target) {
+  int at = w->targetPicker()->findText(target);
+  REQUIRE(at >= 0);
+  w->targetPicker()->setCurrentIndex(at);
+  Q_EMIT w->targetPicker()->activated(at);
+  REQUIRE(w->session().hardware().name == target.toStdString());
 }
 
 std::unique_ptr<gir::app::MainWindow> makeWindow() {

@@ -65,4 +65,7 @@ std::string saveScreenshot(QWidget* w, const std::string& name);
 // A shown window of a fixed size (screenshots of the same size on every machine).
 std::unique_ptr<gir::app::MainWindow> makeWindow();
 
+// Picks `target` in the toolbar's target picker, as a user does (docs/tutorial.md uses nvidia-h100).
+void chooseTarget(gir::app::MainWindow* w, const QString& target);
+
 }  // namespace gir::test

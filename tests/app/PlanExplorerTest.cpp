@@ -43,6 +43,7 @@ const search::PlanRow* row(const std::vector<search::PlanRow>& rows, const std::
 
 TEST_CASE("plan explorer: per-op templates and kernel toggles on LayerNorm, re-planned and validated", "[app][plans]") {
   auto w = test::makeWindow();
+  test::chooseTarget(w.get(), "nvidia-h100");  // the pictures of docs/tutorial.md
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/layernorm.onnx"))));
   const Session& s = w->session();
   const compute::Subgraph& sub = s.preprocessed().subgraphs.at(0);

@@ -20,6 +20,7 @@ using namespace gir::app;
 
 TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
   auto w = test::makeWindow();
+  test::chooseTarget(w.get(), "nvidia-h100");  // the tour's first step
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/shufflenet.onnx"))));
   REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
   CHECK(w->session().preprocessed().subgraphs.size() > 0);
@@ -62,6 +63,7 @@ TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
 
 TEST_CASE("tutorial: LayerNorm, lowered, optimized and measured", "[app][tutorial]") {
   auto w = test::makeWindow();
+  test::chooseTarget(w.get(), "nvidia-h100");  // the tour's first step
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/layernorm.onnx"))));
   REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
   test::saveScreenshot(w.get(), "tutorial_05_layernorm_model");
