@@ -2,8 +2,9 @@
 # Builds the libFuzzer targets of tests/fuzz with clang++-14, ASan and UBSan (build-clang/), and fuzzes each
 # for a while from its seeds (docs/fuzzing.md). Exits 1 when any target finds a crash, a sanitizer report,
 # a broken invariant, a leak, a timeout or an out-of-memory; the input that did it is kept and named.
-# Usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--no-build] [TARGET...]
+# Usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--out DIR] [--no-build] [TARGET...]
 #   --seconds N  time per target (default 60, as in CI); --jobs J  targets fuzzed at once (default 1)
+#   --out DIR    logs, scratch corpora and findings (default build-clang/fuzz; one per concurrent run)
 #   TARGET       gir_text gir_json hardware_json interpreter asck onnx_import (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,19 +13,21 @@ SECONDS_PER_TARGET=60
 JOBS=1
 BUILD_FIRST=1
 TARGETS=()
+OUT_DIR=
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECONDS_PER_TARGET=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --no-build) BUILD_FIRST=0; shift ;;
-    -h|--help) sed -n 2,7p "$0"; exit 0 ;;
+    --out) OUT_DIR=$2; shift 2 ;;
+    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(gir_text gir_json hardware_json interpreter asck onnx_import)
 BUILD=$ROOT/build-clang
-OUT=$BUILD/fuzz
+OUT=${OUT_DIR:-$BUILD/fuzz}
 
 if [ "$BUILD_FIRST" = 1 ]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGIR_SANITIZE=ON -DGIR_FUZZ=ON >/dev/null
