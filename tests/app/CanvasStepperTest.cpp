@@ -56,7 +56,7 @@ TEST_CASE("open the LayerNorm scenario: model graph, then its subgraph's GIR-Gra
   test::saveScreenshot(w.get(), "gir_layernorm_lowered");
 }
 
-TEST_CASE("apply a rewrite: canvas, cost and history update; undo restores the print-out exactly", "[app]") {
+TEST_CASE("apply a rewrite: canvas, cost and history update, undo restores the print-out exactly", "[app]") {
   auto w = test::makeWindow();
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/shufflenet_source.gir"))));
   REQUIRE(test::waitForLayout(w->girCanvas()));
@@ -118,7 +118,7 @@ static std::string lineStarting(const std::string& text, const std::string& pref
   return text.substr(at + prefix.size(), text.find('\n', at) - at - prefix.size());
 }
 
-TEST_CASE("greedy in the app ends at gir opt --greedy's cost and graph; playback walks every step", "[app]") {
+TEST_CASE("greedy in the app ends at gir opt --greedy's cost and graph, playback walks every step", "[app]") {
   auto w = test::makeWindow();
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/shufflenet_source.gir"))));
   Session& s = w->session();

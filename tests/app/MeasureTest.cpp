@@ -19,7 +19,7 @@
 using namespace gir;
 using namespace gir::app;
 
-TEST_CASE("measure on the CPU: one point and one row per kernel; selecting a kernel selects its node", "[app]") {
+TEST_CASE("measure on the CPU: one point and one row per kernel, selecting a kernel selects its node", "[app]") {
   auto w = test::makeWindow();
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/golden/gir/figure6.gir"))));
   REQUIRE(test::waitForLayout(w->girCanvas()));

@@ -139,7 +139,7 @@ TEST_CASE("insertion of a 1000-instruction kernel takes under 10 ms", "[ascend][
   WARN("insertion took " << best << " ms; the 10 ms bound applies to optimized builds without sanitizers");
 }
 
-TEST_CASE("baselines: barrier-all always passes; one flag per dependency passes when it fits", "[ascend][corpus]") {
+TEST_CASE("baselines: barrier-all always passes, one flag per dependency passes when it fits", "[ascend][corpus]") {
   Target t = gir::test::targetOrFail("ascend910");
   int fits = 0, fails = 0;
   for (const auto& path : gir::test::ascendCorpus()) {

@@ -65,7 +65,7 @@ TEST_CASE("ascend commands reject malformed kernels with exit 2 and a located me
   CHECK(code == 2);
 }
 
-TEST_CASE("ascend-sync writes an output that ascend-sim accepts; a broken one exits 1", "[cli][ascend]") {
+TEST_CASE("ascend-sync writes an output that ascend-sim accepts, a broken one exits 1", "[cli][ascend]") {
   std::string in = test::sourcePath("tests/ascend/corpus/pingpong_explicit.asck");
   std::string out = test::binaryPath("ascend-cli/pingpong.out.asck");
   int code = -1;

@@ -35,7 +35,7 @@ TEST_CASE("gir plan --json: softmax has the E1 kernel counts and the byte orderi
   CHECK(j["subgraphs"].size() >= 1);
 }
 
-TEST_CASE("gir plan --planner picks one planner; --decisions logs rule ids", "[cli][plan]") {
+TEST_CASE("gir plan --planner picks one planner, --decisions logs rule ids", "[cli][plan]") {
   int rc = 0;
   std::string out = runGir("plan " + sourcePath("scenarios/layernorm.onnx") + " --planner tvm --json", rc);
   REQUIRE(rc == 0);

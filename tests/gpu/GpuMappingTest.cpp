@@ -286,7 +286,7 @@ TEST_CASE("a chain of elementwise nodes on one lane loop is one loop, its interm
   CHECK_THAT(transposed, Catch::Contains("const float r_r10 = expf(c0_0);"));
 }
 
-TEST_CASE("division by a constant is a multiplication by its reciprocal; by a value it stays a division", "[gpu][mapping]") {
+TEST_CASE("division by a constant is a multiplication by its reciprocal, by a value it stays a division", "[gpu][mapping]") {
   auto g = parseGirText(
       "gir @div target=nvidia-h100 units=4 block=4\nlevel dram device\nlevel reg unit capacity=32640\n"
       "%x = buffer dram f32[128] input\n%y = buffer dram f32[128] output\n%z = buffer dram f32[128] output\n"

@@ -35,7 +35,7 @@ HardwareDesc ridge(double flopsPerByte) {
 
 }  // namespace
 
-TEST_CASE("all-constant ops fold; a constant broadcast into a run-time op stays an op", "[onnx][builder]") {
+TEST_CASE("all-constant ops fold, a constant broadcast into a run-time op stays an op", "[onnx][builder]") {
   Graph g;
   GraphBuilder b(g);
   TensorId x = input(g, "x", {2, 3});
@@ -116,7 +116,7 @@ TEST_CASE("a path through a library call splits memory-bound ops into two subgra
   CHECK(highRidge->subgraphs[0].minBytes == 3 * 64 * 64 * 4);
 }
 
-TEST_CASE("a memory-bound convolution without a GIR template is a library call; pointwise and depthwise ones are GIR's", "[onnx][preprocess]") {
+TEST_CASE("a memory-bound convolution without a GIR template is a library call, pointwise and depthwise ones are GIR's", "[onnx][preprocess]") {
   // ShuffleNetV2's stem: a dense 3x3 convolution over 3 channels, memory-bound where the ridge point
   // is high. GIR has no template for it, so it must be a library call (the relu after it stays a
   // subgraph of its own) rather than a subgraph that cannot plan.
@@ -170,7 +170,7 @@ TEST_CASE("1-D Conv (strided, padded, dilated, grouped) and 1-D AveragePool matc
     CHECK((*out)[0].values[i] == Approx(expected->values[i]).margin(1e-5));
 }
 
-TEST_CASE("masks built from Range and comparisons fold; Where applies them at run time", "[onnx][evaluator]") {
+TEST_CASE("masks built from Range and comparisons fold, Where applies them at run time", "[onnx][evaluator]") {
   // tests/onnx/data/make_mask.py: Range, Unsqueeze, Greater, Not, GreaterOrEqual, And, Equal, Or,
   // Less, Xor all fold; only the mask broadcast and the Where select remain.
   auto g = importOnnxFile(test::sourcePath("tests/onnx/data/mask.onnx"));

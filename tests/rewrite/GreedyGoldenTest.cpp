@@ -102,7 +102,7 @@ TEST_CASE("row softmax through DRAM: sync insertion finds block scope and promot
   compareGolden("softmax_device", stepLog(g, st));
 }
 
-TEST_CASE("undo restores the original print-out exactly; redo and trace replay reproduce the result", "[rewrite]") {
+TEST_CASE("undo restores the original print-out exactly, redo and trace replay reproduce the result", "[rewrite]") {
   for (const char* name : {"shufflenet_source", "figure6", "softmax_device"}) {
     INFO(name);
     Graph g = load(name);

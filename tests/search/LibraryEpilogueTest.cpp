@@ -200,7 +200,7 @@ compute::Graph scenario(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("a bias add and a relu fold into a compute-bound matmul; the reduction after them stays", "[search][library-epilogue]") {
+TEST_CASE("a bias add and a relu fold into a compute-bound matmul, the reduction after them stays", "[search][library-epilogue]") {
   compute::Graph g;
   compute::GraphBuilder b(g);
   TensorId x = input(g, "x", {64, 256});
@@ -448,7 +448,7 @@ TEST_CASE("with the option on and nothing to fold, every plan is the same as wit
   }
 }
 
-TEST_CASE("gemm and conv take epilogues too; a subgraph left with one reshape still plans", "[search][library-epilogue]") {
+TEST_CASE("gemm and conv take epilogues too, a subgraph left with one reshape still plans", "[search][library-epilogue]") {
   compute::Graph g;
   compute::GraphBuilder b(g);
   SECTION("gemm, bias, sigmoid") {

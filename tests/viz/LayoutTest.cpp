@@ -91,7 +91,7 @@ TEST_CASE("a set cancel flag stops the layout and reports it", "[viz]") {
   CHECK(layout.error().message.find("cancelled") != std::string::npos);
 }
 
-TEST_CASE("above the threshold kernels collapse; bytes between kernels are kept, inside ones dropped", "[viz]") {
+TEST_CASE("above the threshold kernels collapse, bytes between kernels are kept, inside ones dropped", "[viz]") {
   auto g = parseGirText(test::syntheticGirText(120, 8), "synthetic");  // 120 x 10 operators + 119 syncs
   REQUIRE(g.ok());
   VizGraph v = girToViz(*g);

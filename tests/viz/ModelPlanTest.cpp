@@ -33,7 +33,7 @@ TEST_CASE("model view of the bundled scenarios", "[viz]") {
   }
 }
 
-TEST_CASE("plan totals are the planners' sums; modelled time follows bandwidth and launch cost", "[viz]") {
+TEST_CASE("plan totals are the planners' sums, modelled time follows bandwidth and launch cost", "[viz]") {
   auto hw = loadHardwareByName("nvidia-h100");
   REQUIRE(hw.ok());
   auto g = compute::importOnnxFile(test::sourcePath("scenarios/shufflenet.onnx"));
