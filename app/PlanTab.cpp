@@ -39,7 +39,14 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
   reset_ = new QPushButton("Reset to the session's hardware", this);
   diffs_ = new QListWidget(this);
   connect(replan_, &QPushButton::clicked, this, [this] { replanWhatIf(); });
-  connect(reset_, &QPushButton::clicked, this, &PlanTab::resetWhatIf);
+  connect(reset_, &QPushButton::clicked, this, [this] {
+    resetWhatIf();
+    diffs_->clear();
+    ++whatIfRound_;  // a what-if still lowering is dropped
+    whatIf_.reset();
+    whatIfLowered_.reset();
+    showCurrent();
+  });
 
   auto* left = new QWidget(this);
   auto* l = new QVBoxLayout(left);
@@ -74,6 +81,9 @@ void PlanTab::refresh() {
   diffs_->clear();
   resetWhatIf();
   plans_.reset();
+  ++whatIfRound_;
+  whatIf_.reset();
+  whatIfLowered_.reset();
   if (!session_.hasModel()) {
     note_->setText("Open an ONNX model to compare the baseline plans. The GIR planner's row joins when the search lands.");
     table_->setRowCount(0);
@@ -91,39 +101,55 @@ void PlanTab::refresh() {
   startLowered();
 }
 
-void PlanTab::startLowered() {
-  int round = ++round_;
-  auto* watcher = new QFutureWatcher<std::shared_ptr<Expected<viz::ModelPlans>>>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, round] {
+QFutureWatcher<PlanTab::LoweredResult>* PlanTab::lowerOnWorker(const compute::PreprocessResult& pre, const HardwareDesc& hw,
+                                                                std::function<void(const LoweredResult&)> done) {
+  auto* watcher = new QFutureWatcher<LoweredResult>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done = std::move(done)] {
     watcher->deleteLater();
     if (loweredWatcher_ == watcher) loweredWatcher_ = nullptr;
+    done(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([g = session_.model(), pre, hw] {
+    return std::make_shared<Expected<viz::ModelPlans>>(viz::planModelLowered(g, pre, hw));
+  }));
+  return watcher;
+}
+
+void PlanTab::startLowered() {
+  int round = ++round_;
+  loweredWatcher_ = lowerOnWorker(session_.preprocessed(), session_.hardware(), [this, round](const LoweredResult& r) {
     if (round != round_) return;  // the model or hardware changed meanwhile
-    auto r = watcher->result();
     if (!*r) {
       note_->setText(note_->text() + "<br><b>GIR planner</b>: " + QString::fromStdString(r->error().str()).toHtmlEscaped());
       Q_EMIT loweredPlansReady(false);
       return;
     }
     lowered_ = r->value();
-    if (diffs_->count() == 0) showPlans(*lowered_, nullptr);
+    showCurrent();
     Q_EMIT loweredPlansReady(true);
   });
-  loweredWatcher_ = watcher;
-  watcher->setFuture(QtConcurrent::run([g = session_.model(), pre = session_.preprocessed(), hw = session_.hardware()] {
-    return std::make_shared<Expected<viz::ModelPlans>>(viz::planModelLowered(g, pre, hw));
-  }));
+}
+
+void PlanTab::showCurrent() {
+  const viz::ModelPlans* base = lowered_ ? &*lowered_ : plans_ ? &*plans_ : nullptr;
+  if (!base) return;
+  const viz::ModelPlans* other = whatIfLowered_ ? &*whatIfLowered_ : whatIf_ ? &*whatIf_ : nullptr;
+  showPlans(*base, other);
 }
 
 void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* whatIf) {
-  QString how = plans.lowered ? "Every plan lowered to GIR with the same templates and validated; modelled time from the GIR cost model."
-                               : "Analytic baseline plans (the GIR planner's row follows when its search finishes): modelled time = DRAM bytes / "
-                                 "bandwidth + kernels x launch cost.";
+  QString how = plans.lowered ? "Lowered: every plan lowered to GIR with the same templates and validated; DRAM bytes counted on the GIR, "
+                                 "modelled time from the GIR cost model."
+                               : "Analytic: the baseline plans' DRAM bytes and modelled time (bytes / bandwidth + kernels x launch cost); the "
+                                 "lowered plans, with the GIR planner's row, follow when the search finishes.";
+  if (whatIf)
+    how += whatIf->lowered ? " The what-if rows are lowered too." : " The what-if rows are analytic; their lowered plans follow.";
   note_->setText(QString("%1 memory-bound subgraph(s) on %2; minimal DRAM bytes %3. %4")
                      .arg(plans.subgraphs)
                      .arg(QString::fromStdString(plans.target))
                      .arg(plans.minimalBytes)
                      .arg(how));
-  int rows = static_cast<int>(plans.planners.size()) * (whatIf ? 2 : 1);
+  int rows = static_cast<int>(plans.planners.size() + (whatIf ? whatIf->planners.size() : 0));  // lowered plans add the GIR row
   table_->setRowCount(rows);
   auto fill = [&](int row, const viz::PlannerTotals& t, const viz::ModelPlans& p, const QString& suffix) {
     double ratio = p.minimalBytes > 0 ? static_cast<double>(t.dramBytes) / static_cast<double>(p.minimalBytes) : 0;
@@ -137,9 +163,9 @@ void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* wha
     table_->setItem(row, 4, new QTableWidgetItem(QString::number(t.modelledUs, 'f', 3)));
   };
   int row = 0;
-  for (const auto& t : plans.planners) fill(row++, t, plans, "");
+  for (const auto& t : plans.planners) fill(row++, t, plans, plans.lowered ? " (lowered)" : " (analytic)");
   if (whatIf)
-    for (const auto& t : whatIf->planners) fill(row++, t, *whatIf, " (what-if)");
+    for (const auto& t : whatIf->planners) fill(row++, t, *whatIf, whatIf->lowered ? " (what-if, lowered)" : " (what-if, analytic)");
 
   auto* chart = new QChart;
   chart->setTitle("modelled time per planner (us)");
@@ -154,10 +180,14 @@ void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* wha
   }
   series->append(now);
   if (whatIf) {
+    // Bars by planner name: an analytic what-if has no GIR row yet (0 there until its lowering lands).
     auto* edited = new QBarSet(QString::fromStdString(whatIf->target) + " (what-if)", series);
-    for (const auto& t : whatIf->planners) {
-      *edited << t.modelledUs;
-      hi = std::max(hi, t.modelledUs);
+    for (const auto& base : plans.planners) {
+      double us = 0;
+      for (const auto& t : whatIf->planners)
+        if (t.planner == base.planner) us = t.modelledUs;
+      *edited << us;
+      hi = std::max(hi, us);
     }
     series->append(edited);
   }
@@ -170,7 +200,10 @@ void PlanTab::resetWhatIf() { editor_->setPlainText(QString::fromStdString(hardw
 
 bool PlanTab::replanWhatIf() {
   diffs_->clear();
-  if (plans_) showPlans(*plans_, nullptr);  // the what-if compares analytic plans
+  whatIf_.reset();
+  whatIfLowered_.reset();
+  int round = ++whatIfRound_;  // its own count: the session's lowering still running stays current (issue #18)
+  showCurrent();
   if (!session_.hasModel() || !plans_) {
     Q_EMIT error("What-if", "Open a model first: the what-if re-plans the open model.");
     return false;
@@ -192,7 +225,19 @@ bool PlanTab::replanWhatIf() {
   }
   for (const std::string& d : viz::whatIfDifferences(session_.model(), session_.preprocessed(), *plans_, *pre, *plans))
     diffs_->addItem(QString::fromStdString(d));
-  showPlans(*plans_, &*plans);
+  whatIf_ = *plans;
+  showCurrent();
+  lowerOnWorker(*pre, *hw, [this, round](const LoweredResult& r) {
+    if (round != whatIfRound_ || !whatIf_) return;  // replaced, or reset
+    if (!*r) {
+      note_->setText(note_->text() + "<br><b>what-if, lowered</b>: " + QString::fromStdString(r->error().str()).toHtmlEscaped());
+      Q_EMIT whatIfLoweredReady(false);
+      return;
+    }
+    whatIfLowered_ = r->value();
+    showCurrent();
+    Q_EMIT whatIfLoweredReady(true);
+  });
   return true;
 }
 

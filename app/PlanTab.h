@@ -8,6 +8,7 @@
 
 #include <QFutureWatcher>
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -34,6 +35,8 @@ class PlanTab : public QWidget {
   PlanTab(Session& session, QWidget* parent = nullptr);
   void refresh();
   // Parses the editor's JSON, re-plans with it and lists the differences; errors go to `error`.
+  // The what-if shows the analytic plans at once and its lowered ones (with the GIR planner's row) when
+  // their search finishes (whatIfLoweredReady); Reset goes back to the session's plans, lowered if ready.
   bool replanWhatIf();
   void resetWhatIf();
   QString whatIfText() const;
@@ -46,14 +49,21 @@ class PlanTab : public QWidget {
   QTabWidget* pages() const { return pages_; }
   const std::optional<viz::ModelPlans>& plans() const { return plans_; }
   const std::optional<viz::ModelPlans>& loweredPlans() const { return lowered_; }
+  const std::optional<viz::ModelPlans>& whatIfLoweredPlans() const { return whatIfLowered_; }
   bool loweringPending() const { return loweredWatcher_ != nullptr; }
 
  Q_SIGNALS:
   void error(const QString& title, const QString& message);
   void loweredPlansReady(bool ok);
+  void whatIfLoweredReady(bool ok);
 
  private:
   void showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* whatIf);
+  void showCurrent();  // the session's plans (lowered once ready) and the what-if's, if any
+  using LoweredResult = std::shared_ptr<Expected<viz::ModelPlans>>;
+  // planModelLowered on a worker; `done` runs on the UI thread and checks whether its round is still current.
+  QFutureWatcher<LoweredResult>* lowerOnWorker(const compute::PreprocessResult& pre, const HardwareDesc& hw,
+                                               std::function<void(const LoweredResult&)> done);
 
   Session& session_;
   QTableWidget* table_;
@@ -65,7 +75,8 @@ class PlanTab : public QWidget {
   PlanExplorer* explorer_;
   QTabWidget* pages_;
   std::optional<viz::ModelPlans> plans_, lowered_;
-  int round_ = 0;
+  std::optional<viz::ModelPlans> whatIf_, whatIfLowered_;  // analytic, then lowered
+  int round_ = 0, whatIfRound_ = 0;
   QFutureWatcher<std::shared_ptr<Expected<viz::ModelPlans>>>* loweredWatcher_ = nullptr;
   void startLowered();
 };

@@ -5,6 +5,7 @@
 
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -48,13 +49,13 @@ TEST_CASE("open .asck kernels: one lane per pipe, at most 4 flag IDs per pipe pa
   CHECK(j["traceEvents"].size() > static_cast<size_t>(ascend::kNumPipes));
 }
 
-TEST_CASE("plan explorer: three baseline rows and bars; the what-if editor re-plans and lists changes", "[app]") {
+TEST_CASE("plan explorer: three baseline rows and bars, the what-if editor re-plans and lists changes", "[app]") {
   auto w = test::makeWindow();
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/shufflenet.onnx"))));
   PlanTab* p = w->planTab();
   REQUIRE(p->plans().has_value());
   CHECK(p->table()->rowCount() == 3);
-  CHECK(p->table()->item(0, 0)->text() == "eager");
+  CHECK(p->table()->item(0, 0)->text() == "eager (analytic)");
   auto bars = p->chart()->chart()->series();
   REQUIRE(bars.size() == 1);
   CHECK(static_cast<QBarSeries*>(bars[0])->barSets().size() == 1);
@@ -65,7 +66,7 @@ TEST_CASE("plan explorer: three baseline rows and bars; the what-if editor re-pl
   REQUIRE(lowered.front().front().toBool());
   REQUIRE(p->loweredPlans().has_value());
   CHECK(p->table()->rowCount() == 4);
-  CHECK(p->table()->item(0, 0)->text() == "gir");
+  CHECK(p->table()->item(0, 0)->text() == "gir (lowered)");
   const auto& gir = p->loweredPlans()->planners.front();
   CHECK(gir.valid);
   CHECK(gir.kernels == 1);
@@ -78,14 +79,34 @@ TEST_CASE("plan explorer: three baseline rows and bars; the what-if editor re-pl
   for (auto& l : json["levels"])
     if (l["scope"] == "device") l["bandwidth_gbs"] = l["bandwidth_gbs"].get<double>() / 2;
   p->setWhatIfText(QString::fromStdString(json.dump(1)));
+  // The session's lowered plans stay, with the GIR row (it was lost, issue #18); the what-if's analytic
+  // rows come at once and its lowered ones, GIR planner first, when their search lands.
+  std::string target = w->session().hardware().name;
+  QSignalSpy whatIfLowered(p, &PlanTab::whatIfLoweredReady);
   REQUIRE(p->replanWhatIf());
-  CHECK(p->table()->rowCount() == 6);  // the analytic baselines, before and after the edit
+  CHECK(p->table()->rowCount() == 4 + 3);
+  CHECK(p->table()->item(0, 0)->text() == "gir (lowered)");
+  CHECK(p->table()->item(4, 0)->text() == "eager (what-if, analytic)");
   bool modelled = false;
   for (int i = 0; i < p->differences()->count(); ++i) modelled |= p->differences()->item(i)->text().contains("modelled");
   CHECK(modelled);
-  CHECK(w->session().hardware().name == "nvidia-h100");
+  REQUIRE((whatIfLowered.count() > 0 || whatIfLowered.wait(120000)));
+  REQUIRE(whatIfLowered.front().front().toBool());
+  CHECK(p->table()->rowCount() == 4 + 4);
+  CHECK(p->table()->item(4, 0)->text() == "gir (what-if, lowered)");
+  REQUIRE(p->whatIfLoweredPlans().has_value());
+  // Half the bandwidth: the same GIR plan, modelled slower.
+  CHECK(p->whatIfLoweredPlans()->planners.front().dramBytes == gir.dramBytes);
+  CHECK(p->whatIfLoweredPlans()->planners.front().modelledUs > gir.modelledUs);
+  CHECK(w->session().hardware().name == target);  // the session's hardware is untouched
   w->tabs()->setCurrentWidget(p);
   test::saveScreenshot(w.get(), "plans_shufflenet_whatif");
+  // Reset brings back the session's lowered plans alone.
+  for (auto* b : p->findChildren<QPushButton*>())
+    if (b->text().startsWith("Reset")) b->click();
+  CHECK(p->table()->rowCount() == 4);
+  CHECK(p->table()->item(0, 0)->text() == "gir (lowered)");
+  CHECK(p->differences()->count() == 0);
   // A broken edit is an error message, not a crash, and the plans stay.
   QSignalSpy errors(w.get(), &MainWindow::errorReported);
   p->setWhatIfText("{\"name\": \"x\", ");
