@@ -160,6 +160,9 @@ Expected<bool> Parser::parseHeader(const Line& l) {
     if (t[4].text.rfind("tile=", 0) != 0 || !parseInt(t[4].text.substr(5), b.tile) || b.tile <= 0)
       return err(l.number, t[4].col, "expected 'tile=N' with N > 0");
     if (b.tile > b.bytes) return err(l.number, t[4].col, "tile is larger than the buffer");
+    if (b.tileCount() > kMaxTilesPerBuffer)
+      return err(l.number, t[3].col, "buffer '" + b.name + "' has " + std::to_string(b.tileCount()) + " tiles, over the limit of " +
+                                         std::to_string(kMaxTilesPerBuffer) + " (kMaxTilesPerBuffer)");
   }
   prog_.buffers.push_back(b);
   return true;

@@ -34,6 +34,9 @@ struct Buffer {
 // (docs/ascend.md, "Input and output format"): with trips of at most 10^6 and loops 8 deep, the
 // validator's range arithmetic is still checked, so that no index wraps.
 constexpr int64_t kMaxIndexMagnitude = int64_t(1) << 40;
+// Tiles of one buffer: the conflict tables hold a slot per tile and pipe (a GM buffer of 3.3e16 bytes in
+// tiles of 4 KiB asked for 8e12 of them and aborted; found by fuzz_asck).
+constexpr int64_t kMaxTilesPerBuffer = int64_t(1) << 20;
 
 // sum(coef * var) + constant, optionally taken modulo `mod` (non-negative remainder).
 struct AffineIndex {
