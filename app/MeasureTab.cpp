@@ -66,12 +66,18 @@ MeasureTab::MeasureTab(Session& session, QWidget* parent) : QWidget(parent), ses
   clear();
 }
 
-MeasureTab::~MeasureTab() {
-  if (process_) {
-    process_->disconnect(this);
+MeasureTab::~MeasureTab() { stopChild(); }
+
+// Kills the child if it still runs and forgets it: its signals no longer reach this tab.
+void MeasureTab::stopChild() {
+  if (!process_) return;
+  process_->disconnect(this);
+  if (process_->state() != QProcess::NotRunning) {
     process_->kill();
     process_->waitForFinished(5000);
   }
+  process_->deleteLater();
+  process_ = nullptr;
 }
 
 QString MeasureTab::statusText() const { return status_->text(); }
@@ -88,13 +94,7 @@ void MeasureTab::cancel() {
   if (!running()) return;
   idlePoll_->stop();
   waiting_ = false;
-  if (process_) {
-    process_->disconnect(this);
-    process_->kill();
-    process_->waitForFinished(5000);
-    process_->deleteLater();
-    process_ = nullptr;
-  }
+  stopChild();
   run_->setEnabled(true);
   cancel_->setEnabled(false);
   progress_->setValue(0);
@@ -163,11 +163,7 @@ void MeasureTab::launch() {
 }
 
 void MeasureTab::fail(const QString& message) {
-  if (process_) {
-    process_->disconnect(this);
-    process_->deleteLater();
-    process_ = nullptr;
-  }
+  stopChild();
   waiting_ = false;
   idlePoll_->stop();
   run_->setEnabled(true);

@@ -54,6 +54,7 @@ class MeasureTab : public QWidget {
   void launch();
   void processFinished();
   void fail(const QString& message);
+  void stopChild();
 
   Session& session_;
   QPushButton *run_, *cancel_;
