@@ -114,7 +114,7 @@ class TemplateSearch {
       options_.push_back(templateOptions(g_, sub_, i, budget_, o_.widestBoxes));
       if (options_.back().empty()) {
         const auto& op = g_.op(sub_.ops[i]);
-        return makeError("no GIR template for this op", SourceLocation{"", 0, 0, "op '" + op.name + "' (" + std::string(compute::opKindName(op.kind())) + ")"});
+        return makeError(noTemplateReason(g_, sub_, i, budget_), SourceLocation{"", 0, 0, "op '" + op.name + "' (" + std::string(compute::opKindName(op.kind())) + ")"});
       }
     }
     // Combinations left after dominance: an op that can follow tries only its follows.

@@ -334,6 +334,25 @@ std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::
   return out;
 }
 
+std::string noTemplateReason(const compute::Graph& g, const compute::Subgraph& sub, size_t i, int64_t maxBoxElements) {
+  auto s = iterationSpace(g, g.op(sub.ops[i]));
+  if (!s) return s.error().message;
+  // A unit holds at least every reduced element but those of the first reduced dim, which a split
+  // reduction cuts (SplitReduction.h), and every dim it must hold whole.
+  int64_t smallest = 1;
+  bool firstReducedSeen = false;
+  std::string space;
+  for (size_t d = 0; d < s->dims.size(); ++d) {
+    bool cut = s->reduced[d] && !firstReducedSeen;
+    firstReducedSeen = firstReducedSeen || s->reduced[d];
+    if ((s->reduced[d] && !cut) || s->whole[d]) smallest *= s->dims[d];
+    space += (d ? "x" : "") + std::to_string(s->dims[d]) + (s->reduced[d] ? "r" : "");
+  }
+  return "no split of its iteration space " + space + " (r: reduced) fits a unit's box in the register budget of " +
+         std::to_string(boxBudgetFor(*s, maxBoxElements)) + " elements" +
+         (smallest > 1 ? " (the smallest box holds " + std::to_string(smallest) + "; a split reduction cuts only the first reduced dim)" : "");
+}
+
 Expected<LoweredSubgraph> lowerSubgraph(const TemplateState& state, const HardwareDesc& hw, const LoweringOptions& options) {
   return SubgraphLowerer(state, hw, options).run();
 }

@@ -37,6 +37,11 @@ struct LoweringOptions {
 std::vector<OpTemplate> templateOptions(const compute::Graph& g, const compute::Subgraph& sub, size_t opIndex, int64_t maxBoxElements,
                                         bool widestBoxes = false);
 
+// Why templateOptions offers nothing for sub.ops[i], in one sentence: the op kind has no template, or
+// (the usual case at real sizes) no split gives a unit's box within the register budget, with the
+// smallest box a split could give.
+std::string noTemplateReason(const compute::Graph& g, const compute::Subgraph& sub, size_t opIndex, int64_t maxBoxElements);
+
 // `choice[i]` is the template of sub.ops[i]. Fails when a template does not apply (a follow whose
 // producer's units do not hold boxes of this op, an op without a template).
 Expected<LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,
