@@ -40,6 +40,12 @@ const PlannerResult* SubgraphPlans::find(const std::string& name) const {
 
 namespace {
 
+// A diagnostic as a reason inside a sentence: its text without the leading "error: ".
+std::string reasonOf(const Diagnostic& d) {
+  std::string s = d.str();
+  return s.rfind("error: ", 0) == 0 ? s.substr(7) : s;
+}
+
 bool faster(const LoweredPlan& a, const LoweredPlan& b) {
   if (a.cost.modelledUs != b.cost.modelledUs) return a.cost.modelledUs < b.cost.modelledUs;
   return a.cost.dramBytes < b.cost.dramBytes;
@@ -69,7 +75,7 @@ Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgrap
   search.oneKernel = true;
   search.memo = req.memos ? req.memos->of(name) : nullptr;
   auto lowered = lowerPartition(g, sub, hw, planGroups(g, sub, p, *plan), search);
-  if (!lowered) return makeError(name + " plan: " + lowered.error().str());
+  if (!lowered) return makeError(name + " plan: " + reasonOf(lowered.error()));
   r.analytic = std::move(*plan);
   r.lowered = std::move(*lowered);
   return r;
@@ -102,7 +108,7 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
                                 const std::vector<PlannerResult>& baselines, const std::vector<PlannerResult>& extraPartitions,
                                 const PlanRequest& req, SearchStats& stats) {
   std::vector<PlannerResult> candidates;
-  std::string wholeError;
+  std::string wholeError;  // reasonOf the whole-subgraph search's error
   if (whole) {
     stats = whole->stats;
     PlannerResult r;
@@ -111,7 +117,7 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
     r.origin = "whole subgraph";
     candidates.push_back(std::move(r));
   } else {
-    wholeError = whole.error().str();
+    wholeError = reasonOf(whole.error());
   }
   // A baseline's groups are its plan: its check (when it had one) holds for the candidate too.
   for (const auto* list : {&baselines, &extraPartitions})
@@ -121,6 +127,8 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
       candidates.back().analytic.reset();
       candidates.back().origin = "groups of " + b.planner;
     }
+  if (candidates.empty())  // nothing to validate: the whole-subgraph search's reason is the answer
+    return makeError("no GIR plan: " + wholeError);
   std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return faster(a.lowered, b.lowered); });
   // DRAM bytes are the GIR approach's objective and the modelled time ranks the plans that keep it:
   // a plan moving more bytes than some baseline comes after every plan that does not, even when the
@@ -138,10 +146,9 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
   return makeError("no GIR plan is valid" + (wholeError.empty() ? "" : " (whole subgraph: " + wholeError + ")"));
 }
 
-}  // namespace
-
-Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
-                                     const PlanRequest& req) {
+// planSubgraph, naming in `failedPlanner` the planner whose plan failed (empty: none in particular).
+Expected<SubgraphPlans> planOrSayWhich(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
+                                       const PlanRequest& req, std::string& failedPlanner) {
   SubgraphPlans out;
   out.index = index;
   PlanRequest request = req;
@@ -173,26 +180,53 @@ Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Sub
     });
   runSideBySide(tasks, request.search.threads);
   std::vector<PlannerResult> baselines, extraPartitions;
+  std::optional<Diagnostic> baselineError;  // the first baseline asked for that has no plan
   for (size_t i = 0; i < baselineNames.size(); ++i) {
     if (!made[i]) continue;
-    if (asked(baselineNames[i])) {
-      if (!*made[i]) return made[i]->takeError();
+    if (asked(baselineNames[i]) && !*made[i] && !baselineError) {
+      failedPlanner = baselineNames[i];
+      baselineError = made[i]->error();
+    } else if (asked(baselineNames[i]) && *made[i]) {
       baselines.push_back(std::move(**made[i]));
     } else if (*made[i]) {
       extraPartitions.push_back(std::move(**made[i]));
     }
   }
+  // The GIR planner runs even when a baseline failed: whether the subgraph is GIR at all is the
+  // first thing the user is told (not GIR, or GIR but not compared).
+  std::optional<PlannerResult> gir;
+  if (asked("gir")) {
+    auto r = girPlan(g, sub, hw, std::move(*whole), baselines, extraPartitions, request, out.search);
+    if (!r) {
+      failedPlanner = "gir";
+      return r.takeError();
+    }
+    gir = std::move(*r);
+  }
+  if (baselineError) {  // GIR, but not compared: the GIR plan alone, and why (planModel keeps it)
+    out.notCovered = reasonOf(*baselineError);
+    if (gir) out.planners.push_back(std::move(*gir));
+    return out;
+  }
   for (const std::string& name : request.planners) {
     if (name == "gir") {
-      auto r = girPlan(g, sub, hw, std::move(*whole), baselines, extraPartitions, request, out.search);
-      if (!r) return r.takeError();
-      out.planners.push_back(std::move(*r));
+      out.planners.push_back(*gir);
       continue;
     }
     auto it = std::find_if(baselines.begin(), baselines.end(), [&](const PlannerResult& b) { return b.planner == name; });
     out.planners.push_back(*it);
   }
   return out;
+}
+
+}  // namespace
+
+Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
+                                     const PlanRequest& req) {
+  std::string failedPlanner;
+  auto s = planOrSayWhich(g, sub, index, hw, req, failedPlanner);
+  if (s && !s->notCovered.empty()) return makeError(s->notCovered);
+  return s;
 }
 
 Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw,
@@ -208,14 +242,24 @@ Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const co
   PlannerMemos memos;  // the model's repeated blocks are searched once per planner
   PlanRequest shared = req;
   if (!shared.memos) shared.memos = &memos;
+  for (const std::string& name : req.planners)
+    if (!isPlannerName(name)) return makeError("unknown planner '" + name + "' (expected gir, eager, xla, tvm or all)");
   for (size_t i = 0; i < planned.subgraphs.size(); ++i) {
-    auto s = planSubgraph(g, planned.subgraphs[i], i, hw, shared);
-    if (!s) {
-      Diagnostic d = s.error();
-      d.message = "subgraph " + std::to_string(i) + ": " + d.message;
-      return d;
+    std::string failedPlanner;
+    auto s = planOrSayWhich(g, planned.subgraphs[i], i, hw, shared, failedPlanner);
+    if (!s) {  // partial coverage: say why and plan the others (issue #18)
+      SubgraphPlans none;
+      none.failedPlanner = failedPlanner;
+      none.index = i;
+      none.subgraph = &planned.subgraphs[i];
+      none.adjusted = adjusted;
+      if (auto p = makeProblem(g, planned.subgraphs[i], "subgraph " + std::to_string(i))) none.minimalBytes = lowerBoundBytes(*p);
+      none.notCovered = reasonOf(s.error());
+      out.push_back(std::move(none));
+      continue;
     }
     s->adjusted = adjusted;
+    s->failedPlanner = failedPlanner;  // set when a baseline has no plan: the GIR plan is kept, not compared
     // The boundary moved before the baselines ran (their own library options never see a
     // compute-bound call: none is inside a subgraph); their options say so in the decision log.
     for (auto& r : s->planners)
@@ -223,6 +267,16 @@ Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const co
     out.push_back(std::move(*s));
   }
   return out;
+}
+
+size_t coveredSubgraphs(const std::vector<SubgraphPlans>& plans) {
+  return static_cast<size_t>(std::count_if(plans.begin(), plans.end(), [](const SubgraphPlans& s) { return s.notCovered.empty(); }));
+}
+
+std::string firstNotCovered(const std::vector<SubgraphPlans>& plans) {
+  for (const auto& s : plans)
+    if (!s.notCovered.empty()) return "subgraph " + std::to_string(s.index) + ": " + s.notCovered;
+  return "";
 }
 
 }  // namespace gir::search

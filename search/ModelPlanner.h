@@ -35,7 +35,15 @@ struct SubgraphPlans {
   size_t index = 0;
   const compute::Subgraph* subgraph = nullptr;
   int64_t minimalBytes = 0;
-  std::vector<PlannerResult> planners;  // in the order asked
+  std::vector<PlannerResult> planners;  // in the order asked (see notCovered)
+  // planModel, partial coverage (docs/plans.md, "Partial coverage"): why this subgraph is left out of
+  // the comparison, which names the planner that has no plan for it. failedPlanner "gir" (or empty):
+  // the subgraph is not GIR and `planners` is empty; a baseline's name: it is GIR (`planners` holds
+  // the GIR plan alone) but the planners cannot be compared on it. The model's other subgraphs are
+  // still planned.
+  std::string notCovered;
+  std::string failedPlanner;
+  bool isGir() const { return notCovered.empty() || (!failedPlanner.empty() && failedPlanner != "gir"); }
   SearchStats search;                   // the GIR planner's search (all its searches summed)
   // Set when the request moved library boundaries: the adjusted preprocessing that owns *subgraph.
   std::shared_ptr<const compute::PreprocessResult> adjusted;
@@ -62,11 +70,17 @@ struct PlanRequest {
   PlannerMemos* memos = nullptr;
 };
 
+// How many subgraphs every planner planned, and the first reason one is not covered ("subgraph N: ...").
+size_t coveredSubgraphs(const std::vector<SubgraphPlans>& plans);
+std::string firstNotCovered(const std::vector<SubgraphPlans>& plans);
+
 const std::vector<std::string>& plannerNames();  // gir, eager, xla, tvm: every planner, in report order
 bool isPlannerName(const std::string& name);
 
 Expected<SubgraphPlans> planSubgraph(const compute::Graph& g, const compute::Subgraph& sub, size_t index, const HardwareDesc& hw,
                                      const PlanRequest& request);
+// Every subgraph of the model, in order: planned, or with notCovered set when some planner failed on it
+// (an error only for what concerns the whole model: an unknown planner, the epilogue fold).
 Expected<std::vector<SubgraphPlans>> planModel(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw,
                                                const PlanRequest& request);
 

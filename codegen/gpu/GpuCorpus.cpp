@@ -79,6 +79,11 @@ Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const Har
     Status st = plans ? success() : Status(plans.error());
     for (size_t i = 0; plans && st && i < plans->size(); ++i) {
       const auto& sp = (*plans)[i];
+      if (!sp.notCovered.empty()) {  // partial coverage: this subgraph is skipped, the others still run
+        if (!skipped) return makeError("subgraph " + std::to_string(sp.index) + ": not GIR: " + sp.notCovered, SourceLocation{onnxPath, 0, 0, ""});
+        skipped->push_back(stemOf(onnxPath) + " subgraph " + std::to_string(sp.index) + " (" + planner + "): not GIR: " + sp.notCovered);
+        continue;
+      }
       const auto& r = sp.planners.front();
       if (!r.valid) {
         st = makeError("the " + planner + " plan of subgraph " + std::to_string(sp.index) + " is not valid: " + r.problem.substr(0, r.problem.find('\n')));

@@ -47,7 +47,7 @@ TEST_CASE("gir plan --planner picks one planner, --decisions logs rule ids", "[c
   CHECK(rc == 0);
   CHECK(text.find("tvm.path_not_injective") != std::string::npos);
   CHECK(text.find("xla.merged_into_users") != std::string::npos);
-  CHECK(text.find("total: minimal") != std::string::npos);
+  CHECK(text.find("total over 1 of 1 subgraph(s): minimal") != std::string::npos);
 }
 
 TEST_CASE("gir plan on bad input exits 2 with a message", "[cli][plan]") {
@@ -62,4 +62,35 @@ TEST_CASE("gir plan on bad input exits 2 with a message", "[cli][plan]") {
   CHECK(rc == 2);
   out = runGir("plan " + sourcePath("scenarios/softmax.onnx") + " --target no-such-target", rc);
   CHECK(rc == 2);
+}
+
+// Partial coverage (issue #18): one subgraph that no planner lowers and one that only the GIR planner
+// lowers no longer fail the model; each is listed with its reason and the totals say what they cover.
+TEST_CASE("gir plan lists the subgraphs that do not lower and totals the others", "[cli][plan]") {
+  int rc = 0;
+  std::string model = sourcePath("tests/data/partial/partial_coverage.onnx");
+  std::string text = runGir("plan " + model, rc);
+  CHECK(rc == 0);
+  CHECK_THAT(text, Catch::Contains("subgraph 0: 4 ops, minimal 4194304 B: GIR (") && Catch::Contains("), not compared: eager plan: ") &&
+                       Catch::Contains("subgraph 1: 1 ops, minimal 2097156 B: not GIR: no GIR plan: ") &&
+                       Catch::Contains("total over 1 of 3 subgraph(s) (the others are left out, above): minimal 2097152 B"));
+  auto j = nlohmann::json::parse(runGir("plan " + model + " --json", rc), nullptr, false);
+  REQUIRE(rc == 0);
+  REQUIRE_FALSE(j.is_discarded());
+  CHECK(j["covered_subgraphs"] == 1);
+  CHECK(j["minimal_bytes"] == 2097152);
+  REQUIRE(j["not_covered"].size() == 2);
+  CHECK(j["not_covered"][0]["index"] == 0);
+  CHECK(j["not_covered"][0]["gir"] == true);
+  CHECK(j["not_covered"][0]["failed_planner"] == "eager");
+  CHECK(j["not_covered"][1]["gir"] == false);
+  CHECK(j["not_covered"][1]["failed_planner"] == "gir");
+  CHECK(j["subgraphs"].size() == 1);
+  // The GIR planner alone covers subgraphs 0 and 2: nothing is left to compare against.
+  auto gir = nlohmann::json::parse(runGir("plan " + model + " --planner gir --json", rc), nullptr, false);
+  CHECK(rc == 0);
+  REQUIRE_FALSE(gir.is_discarded());
+  CHECK(gir["covered_subgraphs"] == 2);
+  REQUIRE(gir["not_covered"].size() == 1);
+  CHECK(gir["not_covered"][0]["index"] == 1);
 }
