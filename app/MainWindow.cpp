@@ -61,6 +61,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     tabs_->setCurrentIndex(1);
   });
   connect(planTab_, &PlanTab::error, this, &MainWindow::reportError);
+  connect(planTab_, &PlanTab::loweredPlansReady, this, [this](bool ok) {
+    if (!ok || !planTab_->loweredPlans()) return;
+    for (const auto& n : planTab_->loweredPlans()->uncovered)
+      modelTab_->markUncovered(n.subgraph, n.gir ? "GIR, not compared" : "not GIR", QString::fromStdString(n.reason));
+  });
   connect(planTab_->explorer(), &PlanExplorer::error, this, &MainWindow::reportError);
   connect(planTab_->explorer(), &PlanExplorer::openedInCanvas, this, [this] { tabs_->setCurrentIndex(1); });
   connect(ascendTab_, &AscendTab::error, this, &MainWindow::reportError);

@@ -81,4 +81,12 @@ void ModelTab::refresh() {
   canvas_->showGraph(viz::modelToViz(g, pre));
 }
 
+void ModelTab::markUncovered(size_t subgraph, const QString& what, const QString& reason) {
+  QListWidgetItem* item = subgraphs_->item(static_cast<int>(subgraph));
+  if (!item || item->text().endsWith(": " + what)) return;
+  item->setText(item->text() + ": " + what);
+  item->setToolTip(reason);
+  item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+}
+
 }  // namespace gir::app

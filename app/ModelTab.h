@@ -21,6 +21,9 @@ class ModelTab : public QWidget {
  public:
   ModelTab(Session& session, QWidget* parent = nullptr);
   void refresh();
+  // Partial coverage (issue #18): the subgraph's row says `what` ("not GIR", "GIR, not compared"),
+  // its tooltip says why.
+  void markUncovered(size_t subgraph, const QString& what, const QString& reason);
   GraphCanvas* canvas() const { return canvas_; }
   Inspector* inspector() const { return inspector_; }
   QListWidget* subgraphList() const { return subgraphs_; }

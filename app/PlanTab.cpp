@@ -144,11 +144,20 @@ void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* wha
                                  "lowered plans, with the GIR planner's row, follow when the search finishes.";
   if (whatIf)
     how += whatIf->lowered ? " The what-if rows are lowered too." : " The what-if rows are analytic; their lowered plans follow.";
-  note_->setText(QString("%1 memory-bound subgraph(s) on %2; minimal DRAM bytes %3. %4")
+  QString coverage;  // partial coverage (issue #18): the totals sum the subgraphs that lowered
+  if (plans.lowered && plans.covered < plans.subgraphs) {
+    coverage = QString("<br><b>The totals cover %1 of %2 subgraph(s)</b>; the others:").arg(plans.covered).arg(plans.subgraphs);
+    for (const auto& n : plans.uncovered)
+      coverage += QString("<br>&nbsp;&nbsp;subgraph %1: %2: ").arg(n.subgraph).arg(n.gir ? "GIR, not compared" : "not GIR") +
+                  QString::fromStdString(n.reason).toHtmlEscaped();
+  }
+  note_->setText(QString("%1 memory-bound subgraph(s) on %2; minimal DRAM bytes %3%4. %5%6")
                      .arg(plans.subgraphs)
                      .arg(QString::fromStdString(plans.target))
                      .arg(plans.minimalBytes)
-                     .arg(how));
+                     .arg(plans.lowered ? QString(" over the %1 covered").arg(plans.covered) : QString())
+                     .arg(how)
+                     .arg(coverage));
   int rows = static_cast<int>(plans.planners.size() + (whatIf ? whatIf->planners.size() : 0));  // lowered plans add the GIR row
   table_->setRowCount(rows);
   auto fill = [&](int row, const viz::PlannerTotals& t, const viz::ModelPlans& p, const QString& suffix) {
@@ -194,6 +203,7 @@ void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* wha
   showBarChart(chart_, chart, series, names, hi);
 }
 
+QString PlanTab::noteText() const { return note_->text(); }
 QString PlanTab::whatIfText() const { return editor_->toPlainText(); }
 void PlanTab::setWhatIfText(const QString& json) { editor_->setPlainText(json); }
 void PlanTab::resetWhatIf() { editor_->setPlainText(QString::fromStdString(hardwareToJson(session_.hardware()))); }

@@ -43,6 +43,7 @@ class PlanTab : public QWidget {
   void setWhatIfText(const QString& json);
 
   QTableWidget* table() const { return table_; }
+  QString noteText() const;
   QListWidget* differences() const { return diffs_; }
   QChartView* chart() const { return chart_; }
   PlanExplorer* explorer() const { return explorer_; }

@@ -19,6 +19,7 @@ Expected<ModelPlans> planModel(const compute::Graph& g, const compute::Preproces
   ModelPlans out;
   out.target = hw.name;
   out.subgraphs = pre.subgraphs.size();
+  out.covered = out.subgraphs;
   for (const std::string& name : search::baselinePlannerNames()) out.planners.push_back({name, 0, 0, 0, true, ""});
   for (size_t s = 0; s < pre.subgraphs.size(); ++s) {
     auto problem = search::makeProblem(g, pre.subgraphs[s], "subgraph " + std::to_string(s));
@@ -44,6 +45,11 @@ Expected<ModelPlans> planModelLowered(const compute::Graph& g, const compute::Pr
   out.subgraphs = pre.subgraphs.size();
   for (const std::string& name : search::plannerNames()) out.planners.push_back({name, 0, 0, 0, true, ""});
   for (const search::SubgraphPlans& sp : *plans) {
+    if (!sp.notCovered.empty()) {
+      out.uncovered.push_back({sp.index, sp.isGir(), sp.notCovered});
+      continue;
+    }
+    ++out.covered;
     out.minimalBytes += sp.minimalBytes;
     for (PlannerTotals& t : out.planners) {
       const search::PlannerResult* r = sp.find(t.planner);

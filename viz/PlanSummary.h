@@ -26,7 +26,16 @@ struct ModelPlans {
   bool lowered = false;  // false: the baselines' analytic plans; true: every planner lowered to GIR, "gir" first
   std::string target;
   size_t subgraphs = 0;
-  int64_t minimalBytes = 0;  // the lower bound summed over subgraphs
+  // Lowered: the subgraphs every planner lowered, which the totals sum, and why each other one is
+  // left out (partial coverage, docs/plans.md): not GIR, or GIR but a baseline has no plan for it.
+  size_t covered = 0;
+  struct Uncovered {
+    size_t subgraph = 0;
+    bool gir = false;  // the GIR planner lowered it (a baseline did not)
+    std::string reason;
+  };
+  std::vector<Uncovered> uncovered;
+  int64_t minimalBytes = 0;  // the lower bound summed over the subgraphs in the totals
   std::vector<PlannerTotals> planners;  // eager, xla, tvm
 };
 
