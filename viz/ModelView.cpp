@@ -11,6 +11,19 @@ static std::string fixed2(double v) {
   return buf;
 }
 
+// "name f32[2,3]": a tensor as the find box and the inspector show it.
+static std::string tensorText(const compute::Tensor& t) {
+  std::string s = t.name + " " + std::string(compute::dtypeName(t.dtype)) + "[";
+  for (size_t d = 0; d < t.dims.size(); ++d) s += (d ? "," : "") + std::to_string(t.dims[d]);
+  return s + "]";
+}
+
+static std::string tensorsText(const compute::Graph& g, const std::vector<compute::TensorId>& ids) {
+  std::string s;
+  for (compute::TensorId t : ids) s += (s.empty() ? "" : ", ") + tensorText(g.tensor(t));
+  return s;
+}
+
 VizGraph modelToViz(const compute::Graph& g, const compute::PreprocessResult& pre) {
   VizGraph out;
   for (size_t s = 0; s < pre.subgraphs.size(); ++s)
@@ -27,7 +40,8 @@ VizGraph modelToViz(const compute::Graph& g, const compute::PreprocessResult& pr
     n.cluster = i < static_cast<int>(pre.subgraphOf.size()) ? pre.subgraphOf[i] : -1;
     n.kind = compute::isLibraryKind(op.kind()) ? ItemKind::LibraryOp : ItemKind::Op;
     n.label = std::string(compute::opKindName(op.kind())) + " (" + op.source + ")";
-    n.detail = op.name + ": " + std::string(compute::opKindName(op.kind())) + " from " + op.source;
+    n.detail = op.name + ": " + std::string(compute::opKindName(op.kind())) + " from " + op.source + "; in: " + tensorsText(g, op.inputs) +
+               "; out: " + tensorsText(g, op.outputs);
     n.highlighted = n.cluster >= 0;
     if (const auto* d = decision[i]) {
       std::string verdict = d->verdict();
