@@ -45,7 +45,7 @@ QString describeGirNode(const Graph& g, NodeId id, const std::vector<StepRecord>
   UnitDomain d = g.domainOf(n);
   int64_t units = d.end - d.begin;
   QString html = QString("<h3>%1</h3><p><b>kind</b>: %2<br><b>pattern</b>: <code>%3</code><br><b>units</b>: [%4, %5) = %6 of %7")
-                     .arg(esc(viz::nodeLabel(n)), esc(std::string(nodeKindName(n.kind()))), esc(describeNode(g, id)))
+                     .arg(esc(viz::nodeLabel(g, n)), esc(std::string(nodeKindName(n.kind()))), esc(describeNode(g, id)))
                      .arg(d.begin)
                      .arg(d.end)
                      .arg(units)

@@ -1,6 +1,7 @@
 // Painting the canvas items; selection draws a halo, removed items are faded.
 #include "app/SceneItems.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
@@ -30,7 +31,14 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w)
   f.setPointSizeF(kind_ == viz::ItemKind::Cluster || kind_ == viz::ItemKind::LibraryOp ? 7.5 : 8);
   p->setFont(f);
   p->setPen(kind_ == viz::ItemKind::Sync ? Qt::white : Qt::black);
-  p->drawText(rect_.adjusted(4, 1, -4, -1), Qt::AlignCenter | Qt::TextWordWrap, label_);
+  // Each line elided in the middle to the node's width (a move names its buffer, which may be long);
+  // a parallelogram's slanted sides take a little more.
+  int inset = kind_ == viz::ItemKind::Movement ? 12 : 4;
+  QRectF box = rect_.adjusted(inset, 1, -inset, -1);
+  QFontMetricsF metrics(f);
+  QStringList lines = label_.split('\n');
+  for (QString& line : lines) line = metrics.elidedText(line, Qt::ElideMiddle, box.width());
+  p->drawText(box, Qt::AlignCenter, lines.join('\n'));
 }
 
 EdgeItem::EdgeItem(const viz::SceneEdge& e) : QGraphicsPathItem(e.path), index_(e.index), arrow_(e.arrow) {

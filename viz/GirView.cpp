@@ -8,9 +8,14 @@
 
 namespace gir::viz {
 
-std::string nodeLabel(const Node& n) {
+std::string nodeLabel(const Graph& g, const Node& n) {
   switch (n.kind()) {
-    case NodeKind::Move: return "move";
+    case NodeKind::Move: {  // what it moves and where: "move x\ndram -> local" (issue #18: 499 nodes read "move")
+      if (n.inputs.empty() || n.outputs.empty()) return "move";
+      const Buffer& from = g.buffer(g.slice(n.inputs.front()).buffer);
+      const Buffer& to = g.buffer(g.slice(n.outputs.front()).buffer);
+      return "move " + from.name + "\n" + from.level + " -> " + to.level;
+    }
     case NodeKind::Elementwise: return "ew." + std::string(elementwiseName(std::get<ElementwisePayload>(n.payload).op));
     case NodeKind::Reduce: return "reduce." + std::string(reduceName(std::get<ReducePayload>(n.payload).op));
     case NodeKind::Broadcast: return "broadcast";
@@ -31,6 +36,17 @@ ItemKind itemKindOf(const Node& n) {
 }
 
 namespace {
+
+// "t0 (dram), r0_0 (reg)": the buffers of a node's slices with their levels, for find and tooltips
+// (the printed IR line names slices, %s6, not buffers).
+std::string buffersText(const Graph& g, const std::vector<SliceId>& slices) {
+  std::string s;
+  for (SliceId id : slices) {
+    const Buffer& b = g.buffer(g.slice(id).buffer);
+    s += (s.empty() ? "" : ", ") + b.name + " (" + b.level + ")";
+  }
+  return s;
+}
 
 // Builds nodes and edges of one graph; node keys are "n<id>" and "b<id>" so two versions of the
 // same graph share keys.
@@ -55,8 +71,8 @@ class Builder {
     const Node& n = g_.node(id);
     VizNode v;
     v.key = "n" + std::to_string(id.value);
-    v.label = nodeLabel(n);
-    v.detail = describeNode(g_, id);
+    v.label = nodeLabel(g_, n);
+    v.detail = describeNode(g_, id) + "; reads " + buffersText(g_, n.inputs) + "; writes " + buffersText(g_, n.outputs);
     v.kind = itemKindOf(n);
     v.cluster = kernels_[id.value];
     v.source = id.value;

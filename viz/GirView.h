@@ -16,8 +16,9 @@ VizGraph girToViz(const Graph& g);
 // different payload, slices or domain Changed; edges compared by (ends, level) and bytes.
 VizGraph girDiff(const Graph& before, const Graph& after);
 
-// The short label of a gOperator: "move", "ew.exp", "reduce.sum", "broadcast", "sync block".
-std::string nodeLabel(const Node& n);
+// The short label of a gOperator: "move x\ndram -> local" (the source buffer and the two levels),
+// "ew.exp", "reduce.sum", "broadcast", "sync block".
+std::string nodeLabel(const Graph& g, const Node& n);
 ItemKind itemKindOf(const Node& n);
 
 }  // namespace gir::viz

@@ -14,7 +14,7 @@ namespace gir::viz {
 void nodeSizeInches(ItemKind k, double& width, double& height) {
   switch (k) {
     case ItemKind::Compute: width = 1.3; height = 0.45; return;
-    case ItemKind::Movement: width = 1.0; height = 0.4; return;
+    case ItemKind::Movement: width = 1.5; height = 0.5; return;  // two lines: the buffer, then the levels
     case ItemKind::Sync: width = 1.3; height = 0.3; return;
     case ItemKind::Terminal: width = 1.1; height = 0.35; return;
     case ItemKind::Cluster: width = 1.8; height = 0.7; return;
