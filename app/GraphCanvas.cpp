@@ -10,6 +10,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/SceneItems.h"
+#include "viz/Find.h"
 
 namespace gir::app {
 
@@ -28,16 +29,16 @@ GraphCanvas::~GraphCanvas() {
 }
 
 void GraphCanvas::showGraph(viz::VizGraph g, bool keepExpanded) {
-  full_ = std::move(g);
   if (!keepExpanded) expanded_.clear();
   fitOnReady_ = !keepExpanded;
-  relayout();
+  full_ = std::move(g);
+  startLayout([full = full_] { return full; }, true);
 }
 
 void GraphCanvas::showGraphFrom(std::function<viz::VizGraph()> build, bool keepExpanded) {
   if (!keepExpanded) expanded_.clear();
   fitOnReady_ = !keepExpanded;
-  startLayout(std::move(build));
+  startLayout(std::move(build), true);
 }
 
 void GraphCanvas::clearGraph() {
@@ -54,22 +55,29 @@ void GraphCanvas::setExpanded(int cluster, bool expanded) {
 }
 
 void GraphCanvas::relayout() {
-  startLayout([full = full_] { return full; });
+  startLayout([full = full_] { return full; }, false);
 }
 
 // build -> collapse -> layout -> scene on a worker; the items are made on the UI thread (populate).
-void GraphCanvas::startLayout(std::function<viz::VizGraph()> build) {
+// A new graph (not a relayout of the shown one) ends the find: its hits are of the old graph.
+void GraphCanvas::startLayout(std::function<viz::VizGraph()> build, bool newGraph) {
   if (pending_) pending_->store(true);  // the older layout's result will be dropped
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   pending_ = cancel;
   auto* watcher = new QFutureWatcher<std::shared_ptr<LayoutJob>>(this);
-  connect(watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this, [this, watcher, cancel] {
+  connect(watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this, [this, watcher, cancel, newGraph] {
     watcher->deleteLater();
     if (watcher_ == watcher) watcher_ = nullptr;
     if (cancel->load() || pending_ != cancel) return;
     pending_.reset();
     auto job = watcher->result();
     full_ = std::move(job->full);
+    if (newGraph) {
+      findQuery_.clear();
+      findHits_.clear();
+      findCursor_ = -1;
+      pendingFindKey_.clear();
+    }
     if (!job->layout) {
       Q_EMIT layoutFailed(QString::fromStdString(job->layout.error().message));
       return;
@@ -112,6 +120,10 @@ void GraphCanvas::populate(const LayoutJob& job) {
     }
     fitOnReady_ = false;
   }
+  if (!pendingFindKey_.empty()) {
+    selectKey(pendingFindKey_);
+    pendingFindKey_.clear();
+  }
   Q_EMIT sceneReady();
 }
 
@@ -129,6 +141,48 @@ void GraphCanvas::zoomBy(double factor) {
 }
 
 void GraphCanvas::fitAll() { fitInView(scene()->sceneRect(), Qt::KeepAspectRatio); }
+
+void GraphCanvas::zoomToReadable() {
+  const auto selected = scene()->selectedItems();
+  QPointF centre = selected.isEmpty() ? mapToScene(viewport()->rect().center()) : selected.front()->sceneBoundingRect().center();
+  resetTransform();
+  centerOn(centre);
+}
+
+bool GraphCanvas::selectKey(const std::string& key) {
+  for (QGraphicsItem* it : scene()->items()) {
+    if (it->type() != NodeItemType) continue;
+    auto* n = static_cast<NodeItem*>(it);
+    if (visible_.nodes[n->index()].key != key) continue;
+    scene()->clearSelection();
+    n->setSelected(true);
+    if (transform().m11() < 0.6) resetTransform();  // a found node is shown where it can be read
+    centerOn(n);
+    return true;
+  }
+  return false;
+}
+
+int GraphCanvas::findStep(const QString& query, int step) {
+  std::string q = query.toStdString();
+  if (q != findQuery_) {
+    findQuery_ = q;
+    findHits_ = viz::findNodes(full_, q);
+    findCursor_ = -1;
+  }
+  int count = static_cast<int>(findHits_.size());
+  if (count == 0) {
+    findCursor_ = -1;
+    return 0;
+  }
+  findCursor_ = findCursor_ < 0 ? (step >= 0 ? 0 : count - 1) : ((findCursor_ + step) % count + count) % count;
+  const viz::VizNode& hit = full_.nodes[findHits_[findCursor_]];
+  if (!selectKey(hit.key) && hit.cluster >= 0 && !expanded_.count(hit.cluster)) {
+    pendingFindKey_ = hit.key;  // inside a collapsed kernel: expand it, select once drawn
+    setExpanded(hit.cluster, true);
+  }
+  return count;
+}
 
 void GraphCanvas::wheelEvent(QWheelEvent* e) { zoomBy(e->angleDelta().y() > 0 ? 1.15 : 1 / 1.15); }
 

@@ -51,6 +51,13 @@ class GraphCanvas : public QGraphicsView {
 
   void zoomBy(double factor);
   void fitAll();
+  // 1:1, where labels are drawn at their font size, centred on the selection (else where the view is).
+  void zoomToReadable();
+  // Find (docs/app.md, "Find"): selects and centres the next (step 1) or previous (step -1) node of
+  // fullGraph() that matches `query` (viz/Find.h), at a readable zoom; a hit inside a collapsed kernel
+  // expands it first. Returns the number of hits; findPosition() is the 0-based hit shown (-1: none).
+  int findStep(const QString& query, int step);
+  int findPosition() const { return findCursor_; }
   // The visible graph's dot text, or the scene rendered as SVG / PNG.
   Status exportDot(const QString& path) const;
   Status exportSvg(const QString& path);
@@ -70,7 +77,8 @@ class GraphCanvas : public QGraphicsView {
 
  private:
   void relayout();
-  void startLayout(std::function<viz::VizGraph()> build);
+  void startLayout(std::function<viz::VizGraph()> build, bool newGraph);
+  bool selectKey(const std::string& key);  // the node item drawn for the visible node with `key`
   void onLayoutDone();
   void populate(const LayoutJob& job);
   void onSelectionChanged();
@@ -82,6 +90,10 @@ class GraphCanvas : public QGraphicsView {
   bool fitOnReady_ = false;  // a new graph (not a step of the shown one): fit it to the view
   std::shared_ptr<std::atomic<bool>> pending_;  // cancel flag of the running layout
   QFutureWatcher<std::shared_ptr<LayoutJob>>* watcher_ = nullptr;
+  std::string findQuery_;      // the query findHits_ answers, on the current full_
+  std::vector<int> findHits_;  // indices into full_.nodes
+  int findCursor_ = -1;
+  std::string pendingFindKey_;  // a hit in a kernel being expanded: selected once it is drawn
 };
 
 }  // namespace gir::app

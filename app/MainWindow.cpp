@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/AscendTab.h"
+#include "app/FindBar.h"
 #include "app/GraphCanvas.h"
 #include "app/Inspector.h"
 #include "app/MeasureTab.h"
@@ -91,6 +92,17 @@ void MainWindow::buildTargetBar() {
   connect(session_, &Session::hardwareChanged, this, say);
   connect(targetPicker_, &TargetPicker::error, this, &MainWindow::reportError);
   say();
+  QToolBar* find = addToolBar("Find");
+  find->setObjectName("find");
+  findBar_ = new FindBar([this] { return currentCanvas(); }, find);
+  find->addWidget(findBar_);
+}
+
+GraphCanvas* MainWindow::currentCanvas() const {
+  QWidget* page = tabs_->currentWidget();
+  for (GraphCanvas* c : {modelTab_->canvas(), girCanvas_})
+    if (page && page->isAncestorOf(c)) return c;
+  return nullptr;
 }
 
 void MainWindow::buildGirTab() {
@@ -149,10 +161,22 @@ void MainWindow::buildMenus() {
   edit->addAction("Step &forward", QKeySequence(Qt::CTRL | Qt::Key_Right), this, [this] { stepper_->stepForward(); });
   edit->addAction("Step &back", QKeySequence(Qt::CTRL | Qt::Key_Left), this, [this] { session_->undo(); });
 
+  // On the current tab's canvas (View > Zoom did nothing on the Model tab, issue #18).
   QMenu* view = menuBar()->addMenu("&View");
-  view->addAction("Zoom &in", QKeySequence::ZoomIn, this, [this] { girCanvas_->zoomBy(1.25); });
-  view->addAction("Zoom &out", QKeySequence::ZoomOut, this, [this] { girCanvas_->zoomBy(0.8); });
-  view->addAction("&Fit", QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] { girCanvas_->fitAll(); });
+  auto onCanvas = [this](void (GraphCanvas::*f)()) {
+    return [this, f] {
+      if (GraphCanvas* c = currentCanvas()) (c->*f)();
+    };
+  };
+  view->addAction("Zoom &in", QKeySequence::ZoomIn, this, [this] {
+    if (GraphCanvas* c = currentCanvas()) c->zoomBy(1.25);
+  });
+  view->addAction("Zoom &out", QKeySequence::ZoomOut, this, [this] {
+    if (GraphCanvas* c = currentCanvas()) c->zoomBy(0.8);
+  });
+  view->addAction("&Fit", QKeySequence(Qt::CTRL | Qt::Key_0), this, onCanvas(&GraphCanvas::fitAll));
+  view->addAction("&Readable size (1:1)", QKeySequence(Qt::CTRL | Qt::Key_1), this, onCanvas(&GraphCanvas::zoomToReadable));
+  view->addAction("Fi&nd...", QKeySequence::Find, this, [this] { findBar_->focusQuery(); });
   QAction* diff = view->addAction("Show the last step as a &diff");
   diff->setCheckable(true);
   diff->setChecked(showDiff_);

@@ -23,6 +23,7 @@ class PlanTab;
 class Session;
 class StepperPanel;
 class TargetPicker;
+class FindBar;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -46,6 +47,8 @@ class MainWindow : public QMainWindow {
   MeasureTab* measureTab() const { return measureTab_; }
   TargetPicker* targetPicker() const { return targetPicker_; }
   QLabel* hardwareLabel() const { return hardwareLabel_; }
+  FindBar* findBar() const { return findBar_; }
+  GraphCanvas* currentCanvas() const;  // the Model or GIR-Graph tab's canvas, else null
   // Selects the first gOperator of kernel `k` on the GIR canvas and shows that tab.
   void selectKernel(int k);
   QTabWidget* tabs() const { return tabs_; }
@@ -77,6 +80,7 @@ class MainWindow : public QMainWindow {
   AscendTab* ascendTab_;
   MeasureTab* measureTab_;
   TargetPicker* targetPicker_ = nullptr;
+  FindBar* findBar_ = nullptr;
   QLabel* hardwareLabel_ = nullptr;
   QLabel* girStatus_;
   QString lastError_;

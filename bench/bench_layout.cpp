@@ -1,7 +1,8 @@
 // bench_layout: layout + scene build time of synthetic GIR-Graphs of 500, 2,000 and 10,000 nodes (kernels
 // collapsed above the 1,000-node threshold, as the app shows them), and the time of one rewrite step
 // in the app's model (Session::applyCandidate on the UI thread; the diff view, layout, predictions and
-// checked mode's check on worker threads, timed from the step until ready). Medians of repeats.
+// checked mode's check on worker threads, timed from the step until ready), and find over 2,000 and
+// 10,000 nodes. Medians of repeats.
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -11,6 +12,7 @@
 #include "core/gir/Json.h"
 #include "core/gir/Parser.h"
 #include "tests/viz/SyntheticGir.h"
+#include "viz/Find.h"
 #include "viz/GirView.h"
 #include "viz/Layout.h"
 #include "viz/Scene.h"
@@ -70,6 +72,26 @@ static void layoutRow(int targetNodes, size_t threshold, int repeats, const char
               bench::median(layout), bench::median(scene), bench::median(total), note);
 }
 
+// Find (viz::findNodes, the find box): the full graph of `targetNodes` nodes, one query that hits a
+// single buffer deep inside, one that hits every move, one that hits nothing.
+static void findRow(int targetNodes, int repeats) {
+  int kernels = std::max(1, (targetNodes + 1) / 11);
+  auto g = parseGirText(test::syntheticGirText(kernels, 8), "synthetic");
+  if (!g) std::exit(1);
+  viz::VizGraph full = viz::girToViz(*g);
+  std::string deep = "r" + std::to_string(kernels * 3 / 4) + "_3 (reg)";
+  for (const std::string& q : {deep, std::string("dram -> reg"), std::string("no such buffer")}) {
+    std::vector<double> t;
+    size_t hits = 0;
+    for (int i = 0; i < repeats; ++i) {
+      auto t0 = Clock::now();
+      hits = viz::findNodes(full, q).size();
+      t.push_back(ms(t0, Clock::now()));
+    }
+    std::printf("%8zu %-20s %6zu %10.3f\n", full.nodes.size(), ("\"" + q + "\"").c_str(), hits, bench::median(t));
+  }
+}
+
 static void stepRow(const std::string& label, Graph g, int repeats, bool checked) {
   app::Session s;
   s.setCheckedMode(checked);
@@ -119,6 +141,10 @@ int main() {
   layoutRow(2000, viz::kCollapseThreshold, 5, "kernels collapsed");
   layoutRow(10000, viz::kCollapseThreshold, 3, "kernels collapsed");
   layoutRow(2000, SIZE_MAX, 1, "for comparison: nothing collapsed");
+
+  std::printf("\nFind over the full graph (ms, median of 21)\n%8s %-20s %6s %10s\n", "nodes", "query", "hits", "find");
+  findRow(2000, 21);
+  findRow(10000, 21);
 
   std::printf("\nOne rewrite step in the app's model (ms, median; checked = verifier + memory checker + interpreter after the step)\n");
   std::printf("%-34s %-9s %6s %10s %9s %10s %9s %12s %9s\n", "graph", "mode", "nodes", "step", "undo", "diff view", "layout",
