@@ -34,23 +34,26 @@ std::string sliceList(const std::vector<SliceId>& v) {
   return out;
 }
 
+// Slice `i` of a node's list, or "%<none>": the verifier describes malformed nodes with this printer
+// (a move with no input; a fuzzed JSON file found the out-of-range read), so it must not index past.
+std::string sliceAt(const std::vector<SliceId>& v, size_t i) { return i < v.size() ? sliceName(v[i]) : "%<none>"; }
+
 struct NodeTextVisitor {
   const Node& n;
-  std::string operator()(const MovePayload&) const { return "move " + sliceName(n.inputs[0]) + " -> " + sliceName(n.outputs[0]); }
+  std::string operator()(const MovePayload&) const { return "move " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0); }
   std::string operator()(const ElementwisePayload& p) const {
     std::string out = "ew." + std::string(elementwiseName(p.op)) + " ";
     for (size_t i = 0; i < p.operands.size(); ++i) {
       const auto& o = p.operands[i];
-      out += (i ? ", " : "") + (o.isImmediate() ? formatNumber(o.value) : sliceName(n.inputs[o.input]));
+      out += (i ? ", " : "") + (o.isImmediate() ? formatNumber(o.value) : sliceAt(n.inputs, static_cast<size_t>(o.input)));
     }
-    return out + " -> " + sliceName(n.outputs[0]);
+    return out + " -> " + sliceAt(n.outputs, 0);
   }
   std::string operator()(const ReducePayload& p) const {
-    return "reduce." + std::string(reduceName(p.op)) + " axes" + ints(p.axes) + " " + sliceName(n.inputs[0]) + " -> " +
-           sliceName(n.outputs[0]);
+    return "reduce." + std::string(reduceName(p.op)) + " axes" + ints(p.axes) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0);
   }
   std::string operator()(const BroadcastPayload& p) const {
-    return "broadcast axes" + ints(p.axes) + " " + sliceName(n.inputs[0]) + " -> " + sliceName(n.outputs[0]);
+    return "broadcast axes" + ints(p.axes) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0);
   }
   std::string operator()(const SyncPayload& p) const {
     return "sync " + std::string(scopeName(p.scope)) + " (" + sliceList(n.inputs) + ") -> (" + sliceList(n.outputs) + ")";
