@@ -2,9 +2,14 @@
 // reads its figures (codegen/cpu/Measure.h says why a child); cancel stops the wait or kills the child.
 #include "app/MeasureTab.h"
 
+#include <QBarSeries>
+#include <QBarSet>
+#include <QComboBox>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -23,6 +28,7 @@
 #include "app/BarChart.h"
 #include "app/GirProcess.h"
 #include "app/Session.h"
+#include "codegen/KernelSource.h"
 #include "core/AtomicFile.h"
 #include "core/gir/Printer.h"
 
@@ -43,9 +49,25 @@ MeasureTab::MeasureTab(Session& session, QWidget* parent) : QWidget(parent), ses
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { Q_EMIT kernelSelected(row); });
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) {
+    if (row >= 0) showSource(row);
+  });
   chart_ = new QChartView(this);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->setMinimumHeight(260);
+  roofline_ = new QChartView(this);
+  roofline_->setRenderHint(QPainter::Antialiasing);
+  sourceKernel_ = new QComboBox(this);
+  sourceCaption_ = new QLabel(this);
+  source_ = new QPlainTextEdit(this);
+  source_->setReadOnly(true);
+  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  source_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  connect(sourceKernel_, &QComboBox::activated, this, [this](int k) { showSource(k); });
+  connect(&session_, &Session::hardwareChanged, this, [this] {  // the source follows the target picker
+    sourceStale_ = true;
+    if (isVisible()) refreshSource();
+  });
   idlePoll_ = new QTimer(this);
   idlePoll_->setInterval(50);
   connect(idlePoll_, &QTimer::timeout, this, &MeasureTab::waitForIdle);
@@ -55,9 +77,24 @@ MeasureTab::MeasureTab(Session& session, QWidget* parent) : QWidget(parent), ses
   row->addWidget(run_);
   row->addWidget(cancel_);
   row->addWidget(progress_, 1);
+  auto* charts = new QSplitter(Qt::Horizontal, this);
+  charts->addWidget(chart_);
+  charts->addWidget(roofline_);
+  auto* sourcePage = new QWidget(this);
+  auto* sourceRow = new QHBoxLayout;
+  sourceRow->addWidget(new QLabel("Generated source of", sourcePage));
+  sourceRow->addWidget(sourceKernel_);
+  sourceRow->addWidget(sourceCaption_, 1);
+  auto* sourceLayout = new QVBoxLayout(sourcePage);
+  sourceLayout->setContentsMargins(0, 0, 0, 0);
+  sourceLayout->addLayout(sourceRow);
+  sourceLayout->addWidget(source_, 1);
+  auto* bottom = new QSplitter(Qt::Horizontal, this);
+  bottom->addWidget(table_);
+  bottom->addWidget(sourcePage);
   auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(table_);
-  split->addWidget(chart_);
+  split->addWidget(bottom);
+  split->addWidget(charts);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(row);
   layout->addWidget(status_);
@@ -88,6 +125,69 @@ void MeasureTab::clear() {
   figures_->clear();
   points_ = nullptr;
   replaceChart(chart_, new QChart);
+  replaceChart(roofline_, new QChart);
+  sourceStale_ = true;  // regenerated when the tab shows or a kernel is picked
+  if (isVisible()) refreshSource();
+}
+
+void MeasureTab::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (sourceStale_) refreshSource();
+}
+
+// The source for the session's target (the Measure figures are the CPU's; the source follows the picker).
+void MeasureTab::refreshSource() {
+  sourceStale_ = false;
+  kernelSources_.clear();
+  sourceKernel_->clear();
+  source_->clear();
+  if (!session_.hasGir()) {
+    sourceCaption_->setText("(no GIR-Graph open)");
+    return;
+  }
+  auto s = codegen::generatedKernelSources(session_.graph(), session_.hardware());
+  if (!s) {
+    sourceCaption_->setText(QString::fromStdString(s.error().message));
+    return;
+  }
+  kernelSources_ = std::move(s->kernels);
+  for (size_t k = 0; k < kernelSources_.size(); ++k) sourceKernel_->addItem(QString("kernel %1").arg(k));
+  sourceCaption_->setText(QString("%1 for %2, read-only; each node's code follows its GIR comment")
+                              .arg(QString::fromStdString(s->language), QString::fromStdString(session_.hardware().name)));
+  showSource(0);
+}
+
+void MeasureTab::showSource(int kernel) {
+  if (sourceStale_) refreshSource();
+  if (kernel < 0 || kernel >= static_cast<int>(kernelSources_.size())) return;
+  if (sourceKernel_->currentIndex() != kernel) sourceKernel_->setCurrentIndex(kernel);
+  source_->setPlainText(QString::fromStdString(kernelSources_[kernel]));
+}
+
+QString MeasureTab::sourceText() const { return source_->toPlainText(); }
+QString MeasureTab::sourceCaption() const { return sourceCaption_->text(); }
+
+// Achieved DRAM GB/s per kernel (its device bytes over its median time) against STREAM copy's.
+void MeasureTab::showRoofline(const codegen::cpu::MeasureResult& r) {
+  auto* chart = new QChart;
+  chart->setTitle(QString("roofline: DRAM GB/s per kernel; the line is STREAM copy (%1 GB/s)").arg(r.streamCopyGBs, 0, 'f', 1));
+  auto* series = new QBarSeries(chart);
+  auto* bars = new QBarSet("achieved GB/s", series);
+  QStringList names;
+  double hi = r.streamCopyGBs;
+  for (const auto& k : r.kernels) {
+    *bars << k.measuredGBs;
+    names << QString::number(k.kernel);
+    hi = std::max(hi, k.measuredGBs);
+  }
+  series->append(bars);
+  showBarChart(roofline_, chart, series, names, hi);
+  auto* stream = new QLineSeries(chart);
+  stream->setName("STREAM copy");
+  stream->append(-0.5, r.streamCopyGBs);
+  stream->append(static_cast<double>(r.kernels.size()) - 0.5, r.streamCopyGBs);
+  chart->addSeries(stream);
+  for (QAbstractAxis* axis : chart->axes()) stream->attachAxis(axis);
 }
 
 void MeasureTab::cancel() {
@@ -267,6 +367,7 @@ void MeasureTab::show(const codegen::cpu::MeasureResult& r) {
       if (k.modelledUs == p.x() && k.measured.medianUs == p.y()) Q_EMIT kernelSelected(k.kernel);
   });
   replaceChart(chart_, chart);
+  showRoofline(r);
 }
 
 int MeasureTab::scatterPoints() const { return points_ ? static_cast<int>(points_->count()) : 0; }

@@ -1,7 +1,9 @@
 // The Measure tab (docs/app.md, "Measure"): the open GIR-Graph's kernels compiled, checked and timed on
 // this machine's CPU by `gir run --measure` in a child process, once the app's own background work is done,
 // with progress and cancel; a table of kernels with modelled against measured time; a Qt Charts scatter
-// with the error figures; clicking a point selects the kernel.
+// with the error figures; clicking a point selects the kernel; a roofline chart (each kernel's DRAM
+// GB/s against the STREAM copy line); and the generated source of the selected kernel for the session's
+// target (C++/OpenMP, CUDA or HIP), read-only, with its GIR node comments.
 #pragma once
 
 #include <QWidget>
@@ -11,6 +13,8 @@
 #include "codegen/cpu/Measure.h"
 
 class QChartView;
+class QComboBox;
+class QPlainTextEdit;
 class QProcess;
 class QTemporaryDir;
 class QTimer;
@@ -42,6 +46,12 @@ class MeasureTab : public QWidget {
   // Waiting for the app's background jobs ends after this long; the result then says it was contended.
   void setIdleWaitMs(int ms) { idleWaitMs_ = ms; }
   QString statusText() const;
+  QChartView* rooflineChart() const { return roofline_; }
+  // The source view: its kernel picker, the text shown and its caption (language and target).
+  QComboBox* sourceKernel() const { return sourceKernel_; }
+  QString sourceText() const;
+  QString sourceCaption() const;
+  void showSource(int kernel);  // regenerates the source first when the graph or target changed
 
  Q_SIGNALS:
   void finished(bool ok);
@@ -55,13 +65,25 @@ class MeasureTab : public QWidget {
   void processFinished();
   void fail(const QString& message);
   void stopChild();
+  void showRoofline(const codegen::cpu::MeasureResult& r);
+  void refreshSource();
+
+ protected:
+  void showEvent(QShowEvent* e) override;
+
+ private:
 
   Session& session_;
   QPushButton *run_, *cancel_;
   QProgressBar* progress_;
   QLabel *status_, *figures_;
   QTableWidget* table_;
-  QChartView* chart_;
+  QChartView *chart_, *roofline_;
+  QComboBox* sourceKernel_;
+  QLabel* sourceCaption_;
+  QPlainTextEdit* source_;
+  bool sourceStale_ = true;
+  std::vector<std::string> kernelSources_;
   QScatterSeries* points_ = nullptr;
   int budgetMs_ = 200;
   int idleWaitMs_ = 30000;

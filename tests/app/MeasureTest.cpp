@@ -1,9 +1,15 @@
 // The Measure tab through the window: the open graph's kernels compiled for this CPU and timed by `gir run`
-// in a child process; the chart has one point per kernel, the table one row; a point selects its kernel;
-// the times agree with the command line's on the same graph, even right after a model's subgraph opens.
+// in a child process; the chart has one point per kernel, the table one row, the roofline one bar; a point
+// selects its kernel, a row shows its generated source; the child times exactly the graph `gir run` does,
+// even right after a model's subgraph opens.
 #include <catch2/catch.hpp>
 
+#include <QBarSeries>
+#include <QBarSet>
+#include <QComboBox>
 #include <QGraphicsItem>
+#include <QLineSeries>
+#include <QtCharts/QChartView>
 #include <QGraphicsScene>
 #include <QTableWidget>
 
@@ -13,6 +19,7 @@
 #include "app/SceneItems.h"
 #include "app/Session.h"
 #include "app/StepperPanel.h"
+#include "app/TargetPicker.h"
 #include "tests/app/AppSupport.h"
 #include "tests/support/TestSupport.h"
 
@@ -45,8 +52,33 @@ TEST_CASE("measure on the CPU: one point and one row per kernel, selecting a ker
     CHECK(k.fractionOfStream == Approx(k.measuredGBs / m->result()->streamCopyGBs));
   }
   CHECK(m->table()->item(0, 5)->text().contains("%"));
+  // The roofline: one bar per kernel at its achieved GB/s, and the STREAM copy line.
+  QChart* roofline = m->rooflineChart()->chart();
+  REQUIRE(roofline->series().size() == 2);
+  auto* bars = qobject_cast<QBarSeries*>(roofline->series()[0]);
+  REQUIRE(bars);
+  REQUIRE(bars->barSets().size() == 1);
+  REQUIRE(bars->barSets()[0]->count() == kernels);
+  for (int k = 0; k < kernels; ++k) CHECK(bars->barSets()[0]->at(k) == Approx(m->result()->kernels[k].measuredGBs));
+  auto* stream = qobject_cast<QLineSeries*>(roofline->series()[1]);
+  REQUIRE(stream);
+  CHECK(stream->at(0).y() == Approx(m->result()->streamCopyGBs));
+  // A row shows that kernel's generated C++ (the session's target here is cpu-host) with its node comments.
   w->tabs()->setCurrentWidget(m);
+  m->table()->setCurrentCell(2, 0);
+  CHECK(m->sourceKernel()->currentIndex() == 2);
+  CHECK(m->sourceCaption().startsWith("C++/OpenMP for cpu-host"));
+  CHECK(m->sourceText().contains("void kernel2(float* const* g) {"));
+  CHECK(m->sourceText().contains("// node 6: ew.neg"));
+  CHECK_FALSE(m->sourceText().contains("void kernel1("));
   test::saveScreenshot(w.get(), "measure_figure6");
+  // On a GPU target the source is the CUDA kernel (the figures stay the CPU's).
+  test::chooseTarget(w.get(), "nvidia-h100");
+  w->tabs()->setCurrentWidget(m);
+  m->showSource(0);
+  CHECK(m->sourceCaption().startsWith("CUDA for nvidia-h100"));
+  CHECK(m->sourceText().contains("__global__"));
+  test::chooseTarget(w.get(), "cpu-host");
   // A point (here: its kernel number) selects the kernel's first node on the canvas.
   Q_EMIT m->kernelSelected(1);
   auto selected = w->girCanvas()->scene()->selectedItems();
