@@ -1,6 +1,8 @@
 // Inspector texts: each fact read from the graph, the step history or the preprocessing result.
 #include "app/Inspector.h"
 
+#include <algorithm>
+
 #include "core/gir/Printer.h"
 #include "viz/GirView.h"
 #include "viz/Scene.h"
@@ -20,7 +22,7 @@ static QString sliceRow(const Graph& g, SliceId s, int64_t units, const char* ro
   const Buffer& b = g.buffer(sl.buffer);
   int64_t bytes = sl.numel() * 4 * units;
   return QString("<tr><td>%1</td><td>%2</td><td><b style='color:%3'>%4</b></td><td>%5 offset %6 strides %7</td><td>%8</td></tr>")
-      .arg(role, esc(b.name), viz::levelColor(b.level).name(), esc(b.level), esc(dims(sl.shape)), esc(sl.offset.str()),
+      .arg(role, esc(b.name + " f32" + dims(b.shape)), viz::levelColor(b.level).name(), esc(b.level), esc(dims(sl.shape)), esc(sl.offset.str()),
            esc(dims(sl.strides)), viz::formatBytes(bytes));
 }
 
@@ -89,8 +91,51 @@ void Inspector::showGirEdge(const viz::VizGraph& view, int index) {
                    QString::fromUtf8(viz::diffStateName(e.state).data())));
 }
 
+QString describeModelOp(const compute::Graph& g, const compute::PreprocessResult& pre, int opIndex) {
+  const compute::Op& op = g.ops[static_cast<size_t>(opIndex)];
+  std::string attrs = compute::attrsText(op);
+  QString html = QString("<h3>%1</h3><p><b>ONNX op</b>: %2<br><b>kind</b>: %3<br><b>attributes</b>: <code>%4</code>")
+                     .arg(esc(op.name), esc(op.source), esc(std::string(compute::opKindName(op.kind()))), attrs.empty() ? "none" : esc(attrs));
+  auto producers = g.producers();
+  html += "<table border=1 cellspacing=0 cellpadding=2><tr><th></th><th>tensor</th><th>dtype</th><th>shape</th><th>bytes</th><th>from / to</th></tr>";
+  auto readers = [&](compute::TensorId id) {
+    std::string to;
+    for (const compute::Op& other : g.ops)
+      if (std::find(other.inputs.begin(), other.inputs.end(), id) != other.inputs.end()) to += (to.empty() ? "op '" : ", '") + other.name + "'";
+    if (std::find(g.outputs.begin(), g.outputs.end(), id) != g.outputs.end()) to += (to.empty() ? "" : ", ") + std::string("graph output");
+    return to.empty() ? std::string("unused") : to;
+  };
+  auto row = [&](compute::TensorId id, const char* role) {
+    const compute::Tensor& t = g.tensor(id);
+    auto p = producers[compute::index(id)];
+    bool in = std::string(role) == "in";
+    std::string from = !in ? readers(id) : t.isConstant() ? "constant" : p ? "op '" + g.op(*p).name + "'" : "graph input";
+    html += QString("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
+                .arg(role, esc(t.name), esc(std::string(compute::dtypeName(t.dtype))), esc(compute::dimsToString(t.dims)),
+                     viz::formatBytes(compute::tensorBytes(t)), esc(from));
+  };
+  for (compute::TensorId t : op.inputs) row(t, "in");
+  for (compute::TensorId t : op.outputs) row(t, "out");
+  html += "</table>";
+  for (const auto& d : pre.library)
+    if (d.op == op.id)
+      html += QString("<p><b>intensity</b>: %1 FLOP/byte (%2 FLOPs over %3 bytes) against the ridge point %4: %5</p>")
+                  .arg(d.intensity, 0, 'f', 2)
+                  .arg(d.flops)
+                  .arg(d.minBytes)
+                  .arg(pre.ridgeFlopsPerByte, 0, 'f', 2)
+                  .arg(esc(d.verdict()));
+  int sub = opIndex < static_cast<int>(pre.subgraphOf.size()) ? pre.subgraphOf[opIndex] : -1;
+  html += sub >= 0 ? QString("<p>In memory-bound subgraph %1 (double-click or pick it in the list to open its GIR-Graph).</p>").arg(sub)
+                   : QString("<p>Outside every memory-bound subgraph.</p>");
+  return html;
+}
+
 void Inspector::showModelNode(const viz::VizGraph& view, int index) {
   const viz::VizNode& v = view.nodes[index];
+  if ((v.kind == viz::ItemKind::Op || v.kind == viz::ItemKind::LibraryOp) && session_.hasModel() && v.source >= 0 &&
+      v.source < static_cast<int64_t>(session_.model().ops.size()))
+    return setHtml(describeModelOp(session_.model(), session_.preprocessed(), static_cast<int>(v.source)));
   QString where = v.cluster >= 0 ? QString("in memory-bound subgraph %1 (double-click or pick it in the list to open its GIR-Graph)").arg(v.cluster)
                                  : v.kind == viz::ItemKind::Cluster ? QString("collapsed subgraph") : QString("outside every memory-bound subgraph");
   setHtml(QString("<h3>%1</h3><p>%2</p><p>%3</p>").arg(esc(v.label), esc(v.detail), where));

@@ -10,6 +10,7 @@
 
 #include "app/FindBar.h"
 #include "app/GraphCanvas.h"
+#include "app/Inspector.h"
 #include "app/ModelTab.h"
 #include "app/PlanTab.h"
 #include "app/SceneItems.h"
@@ -58,8 +59,8 @@ TEST_CASE("find on the Model tab: Enter and Shift+Enter step through the hits an
   QApplication::processEvents();
   CHECK(f->query()->hasFocus());
   // The two sums of LayerNorm, found by their kind, in node order, wrapping both ways.
-  f->query()->setText("reduce (");
-  auto hits = viz::findNodes(c->fullGraph(), "reduce (");
+  f->query()->setText("reduce");
+  auto hits = viz::findNodes(c->fullGraph(), "reduce");
   REQUIRE(hits.size() == 2);
   pressEnter(f);
   CHECK(f->status() == "1 of 2");
@@ -78,6 +79,17 @@ TEST_CASE("find on the Model tab: Enter and Shift+Enter step through the hits an
   pressEnter(f);
   CHECK(f->status() == "1 of 1");
   CHECK(selectedKey(c) == "o11");
+  // The richer inspector (point 5): ONNX op type, kind, attributes, and each tensor with dtype, shape,
+  // bytes and where it comes from.
+  QString inspected = w->modelTab()->inspector()->toPlainText();
+  INFO(inspected.toStdString());
+  CHECK(inspected.contains("ln#11"));
+  CHECK(inspected.contains("ONNX op: LayerNormalization"));
+  CHECK(inspected.contains("kind: broadcast"));
+  CHECK(inspected.contains("attributes: axes[0]"));
+  CHECK(inspected.contains("in\nln_gamma\nf32\n[768]\n3.1 kB\nconstant"));
+  CHECK(inspected.contains("out\nln:11\nf32\n[64,768]\n196.6 kB\nop 'ln#12'"));
+  CHECK(inspected.contains("In memory-bound subgraph 0"));
   test::saveScreenshot(w.get(), "find_model_tab");
   f->query()->setText("no such node");
   pressEnter(f);
