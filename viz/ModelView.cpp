@@ -39,7 +39,7 @@ VizGraph modelToViz(const compute::Graph& g, const compute::PreprocessResult& pr
     n.source = i;
     n.cluster = i < static_cast<int>(pre.subgraphOf.size()) ? pre.subgraphOf[i] : -1;
     n.kind = compute::isLibraryKind(op.kind()) ? ItemKind::LibraryOp : ItemKind::Op;
-    n.label = std::string(compute::opKindName(op.kind())) + " (" + op.source + ")";
+    n.label = std::string(compute::opKindName(op.kind())) + "\n" + op.source;  // each line elided to the node, not wrapped
     n.detail = op.name + ": " + std::string(compute::opKindName(op.kind())) + " from " + op.source + "; in: " + tensorsText(g, op.inputs) +
                "; out: " + tensorsText(g, op.outputs);
     n.highlighted = n.cluster >= 0;
