@@ -2,15 +2,18 @@
 #include "app/AscendTab.h"
 
 #include <QFileDialog>
+#include <QFutureWatcher>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/Session.h"
 #include "core/AtomicFile.h"
@@ -31,6 +34,8 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   view_->setDragMode(QGraphicsView::ScrollHandDrag);
   view_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   export_ = new QPushButton("Export Chrome trace (Perfetto)...", this);
+  lower_ = new QPushButton("Lower the open GIR-Graph to Ascend", this);
+  connect(lower_, &QPushButton::clicked, this, &AscendTab::lowerOpenGraph);
   connect(stages_, &QListWidget::currentRowChanged, this, [this](int row) {
     const auto* k = session_.ascend();
     if (k && row >= 0 && row < static_cast<int>(k->stages.size())) text_->setPlainText(QString::fromStdString(k->stages[row].text));
@@ -51,8 +56,43 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(stats_);
   layout->addWidget(split, 1);
-  layout->addWidget(export_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(lower_);
+  buttons->addWidget(export_);
+  layout->addLayout(buttons);
   refresh();
+}
+
+void AscendTab::lowerOpenGraph() {
+  if (lowering_) return;
+  if (!session_.hasGir()) {
+    Q_EMIT error("Lower to Ascend", "Open a GIR-Graph first (a .gir file or a model's subgraph).");
+    return;
+  }
+  std::string target = session_.hardware().ascend ? session_.hardware().name : "ascend910";
+  lowering_ = true;
+  lower_->setEnabled(false);
+  stats_->setText(QString("lowering the open GIR-Graph to an %1 .asck program, checking it against the GIR interpreter, inserting "
+                          "set/wait flags...").arg(QString::fromStdString(target)));
+  using Result = std::shared_ptr<Expected<viz::AscendKernel>>;
+  auto* watcher = new QFutureWatcher<Result>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    lowering_ = false;
+    lower_->setEnabled(true);
+    Result r = watcher->result();
+    if (!*r) {
+      refresh();
+      Q_EMIT error("Lower to Ascend", QString::fromStdString(r->error().str()));
+      Q_EMIT loweredToAscend(false);
+      return;
+    }
+    session_.setAscend(std::move(**r), "lowered from " + session_.graph().name);
+    Q_EMIT loweredToAscend(true);
+  });
+  watcher->setFuture(QtConcurrent::run([g = session_.graph(), target] {
+    return std::make_shared<Expected<viz::AscendKernel>>(viz::lowerGirToAscendKernel(g, target));
+  }));
 }
 
 void AscendTab::refresh() {

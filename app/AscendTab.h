@@ -35,9 +35,14 @@ class AscendTab : public QWidget {
   QListWidget* stageList() const { return stages_; }
   QPlainTextEdit* stageText() const { return text_; }
   QGraphicsView* timeline() const { return view_; }
+  // Lowers the open GIR-Graph to an .asck program on a worker (the session's target when it is an Ascend
+  // one, else ascend910) and shows it like an opened input kernel; loweredToAscend reports the end.
+  void lowerOpenGraph();
+  bool lowering() const { return lowering_; }
 
  Q_SIGNALS:
   void error(const QString& title, const QString& message);
+  void loweredToAscend(bool ok);
 
  private:
   void drawTimeline();
@@ -47,7 +52,8 @@ class AscendTab : public QWidget {
   QPlainTextEdit* text_;
   QLabel* stats_;
   QGraphicsView* view_;
-  QPushButton* export_;
+  QPushButton *export_, *lower_;
+  bool lowering_ = false;
   int lanes_ = 0, arrows_ = 0;
   std::map<std::pair<int, int>, int> rowsPerPair_;
 };

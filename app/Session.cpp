@@ -288,6 +288,12 @@ std::vector<double> Session::costCurve(bool dramBytes) const {
   return out;
 }
 
+void Session::setAscend(viz::AscendKernel kernel, const std::string& origin) {
+  ascend_ = std::make_unique<viz::AscendKernel>(std::move(kernel));
+  ascendPath_ = origin;
+  Q_EMIT ascendChanged();
+}
+
 Status Session::openAscend(const std::string& path) {
   auto k = viz::loadAscendKernel(path);
   if (!k) return k.takeError();

@@ -115,6 +115,8 @@ class Session : public QObject {
 
   // ---- Ascend ----
   Status openAscend(const std::string& path);
+  // A kernel made elsewhere (the Ascend tab's lowering of the open GIR-Graph); `origin` names it.
+  void setAscend(viz::AscendKernel kernel, const std::string& origin);
   const viz::AscendKernel* ascend() const { return ascend_.get(); }
   const std::string& ascendPath() const { return ascendPath_; }
 

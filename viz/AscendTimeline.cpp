@@ -10,6 +10,8 @@
 #include "codegen/ascend/AsckParser.h"
 #include "codegen/ascend/AsckPrinter.h"
 #include "codegen/ascend/AsckValidator.h"
+#include "codegen/ascend/FromGir.h"
+#include "core/hw/HardwareDesc.h"
 #include "core/AtomicFile.h"
 
 namespace gir::viz {
@@ -197,6 +199,24 @@ Expected<AscendKernel> loadAscendKernel(const std::string& path) {
   auto text = readWholeFile(path);
   if (!text) return text.takeError();
   return analyzeAscendText(*text, path);
+}
+
+Expected<AscendKernel> lowerGirToAscendKernel(const Graph& g, const std::string& targetName) {
+  auto hw = loadHardwareByName(targetName);
+  if (!hw) return hw.takeError();
+  const MemoryLevelDesc* ub = hw->level("ub");
+  if (!hw->ascend || !ub) return makeError("'" + targetName + "' is not an Ascend target (no UB, no flags)");
+  auto target = ascend::loadTarget(targetName, "");
+  if (!target) return target.takeError();
+  ascend::FromGirOptions opt;
+  opt.target = targetName;
+  opt.ubCapacityBytes = ub->capacityBytes;
+  opt.latencies = *target;
+  auto low = ascend::lowerGirToAsck(g, opt);
+  if (!low) return low.takeError();
+  if (auto st = ascend::checkLowering(g, *low); !st)
+    return makeError("the lowered program does not read what the GIR interpreter reads: " + st.error().message);
+  return analyzeAscendText(ascend::printLowering(*low), g.name + ".asck (lowered from the GIR-Graph)");
 }
 
 }  // namespace gir::viz
