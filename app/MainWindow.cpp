@@ -6,10 +6,13 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -57,9 +60,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   connect(session_, &Session::hardwareChanged, planTab_, &PlanTab::refresh);
   connect(session_, &Session::ascendChanged, ascendTab_, &AscendTab::refresh);
   connect(session_, &Session::girChanged, this, &MainWindow::onGirChanged);
+  // The template search runs on a worker with a progress bar and Cancel (issue #18: the UI froze for seconds).
   connect(modelTab_, &ModelTab::subgraphRequested, this, [this](int i) {
-    if (auto st = session_->selectSubgraph(i); !st) return reportError("Open subgraph", QString::fromStdString(st.error().str()));
+    if (auto st = session_->startSelectSubgraph(i); !st) reportError("Open subgraph", QString::fromStdString(st.error().str()));
+  });
+  connect(session_, &Session::loweringStarted, this, [this](int i) {
+    lowerBar_->show();
+    lowerLabel_->setText(QString("Lowering subgraph %1: the GIR planner's template search runs on a worker...").arg(i));
     tabs_->setCurrentIndex(1);
+  });
+  connect(session_, &Session::loweringFinished, this, [this](bool ok, const QString& error) {
+    lowerBar_->hide();
+    if (!ok && !error.isEmpty()) reportError("Open subgraph", error);
   });
   connect(planTab_, &PlanTab::error, this, &MainWindow::reportError);
   connect(planTab_, &PlanTab::loweredPlansReady, this, [this](bool ok) {
@@ -116,9 +128,22 @@ void MainWindow::buildGirTab() {
   right->addWidget(inspector_);
   right->addWidget(stepper_);
   right->setStretchFactor(1, 3);
+  lowerBar_ = new QWidget(page);
+  lowerLabel_ = new QLabel(lowerBar_);
+  auto* spinner = new QProgressBar(lowerBar_);
+  spinner->setRange(0, 0);  // busy: the search reports no fraction
+  auto* cancel = new QPushButton("Cancel", lowerBar_);
+  connect(cancel, &QPushButton::clicked, session_, &Session::cancelLowering);
+  auto* bar = new QHBoxLayout(lowerBar_);
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(lowerLabel_);
+  bar->addWidget(spinner, 1);
+  bar->addWidget(cancel);
+  lowerBar_->hide();
   auto* left = new QWidget(page);
   auto* l = new QVBoxLayout(left);
   l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(lowerBar_);
   l->addWidget(girStatus_);
   l->addWidget(girCanvas_, 1);
   auto* split = new QSplitter(page);

@@ -48,6 +48,7 @@ class MainWindow : public QMainWindow {
   TargetPicker* targetPicker() const { return targetPicker_; }
   QLabel* hardwareLabel() const { return hardwareLabel_; }
   FindBar* findBar() const { return findBar_; }
+  QWidget* loweringBar() const { return lowerBar_; }
   GraphCanvas* currentCanvas() const;  // the Model or GIR-Graph tab's canvas, else null
   // Selects the first gOperator of kernel `k` on the GIR canvas and shows that tab.
   void selectKernel(int k);
@@ -83,6 +84,8 @@ class MainWindow : public QMainWindow {
   FindBar* findBar_ = nullptr;
   QLabel* hardwareLabel_ = nullptr;
   QLabel* girStatus_;
+  QWidget* lowerBar_;  // a subgraph's lowering on its worker: what runs, a busy bar, Cancel
+  QLabel* lowerLabel_;
   QString lastError_;
   bool showDiff_ = true;
   int shownGeneration_ = -1;  // the session graph generation the canvas shows

@@ -43,6 +43,7 @@ Status Session::setHardware(HardwareDesc hw) {
     if (!pre) return pre.takeError();
     pre_ = std::move(*pre);
   }
+  cancelLowering();  // its subgraph is of the old preprocessing
   hw_ = std::move(hw);
   Q_EMIT hardwareChanged();
   if (model_) Q_EMIT modelChanged();
@@ -54,6 +55,7 @@ Status Session::openModel(const std::string& path) {
   if (!model) return model.takeError();
   auto pre = compute::preprocess(*model, hw_);
   if (!pre) return pre.takeError();
+  cancelLowering();
   model_ = std::move(*model);
   pre_ = std::move(*pre);
   modelPath_ = path;
@@ -62,21 +64,56 @@ Status Session::openModel(const std::string& path) {
   return success();
 }
 
+// The lowering's error as the user reads it: the model file, the subgraph and the search's reason.
+static Diagnostic loweringError(Diagnostic d, const std::string& modelPath, int index) {
+  d.location.file = modelPath;
+  d.message = "subgraph " + std::to_string(index) + " cannot be lowered yet: " + d.message;
+  return d;
+}
+
+Status Session::openLoweredSubgraph(search::LoweredSubgraph lowered, int index) {
+  Graph g = lowered.gir;
+  if (auto st = setGir(std::move(g), modelPath_ + " subgraph " + std::to_string(index)); !st) return st;
+  lowered_ = std::move(lowered);
+  subgraph_ = index;
+  return success();
+}
+
 Status Session::selectSubgraph(int index) {
   if (!model_ || index < 0 || index >= static_cast<int>(pre_->subgraphs.size()))
     return makeError("there is no memory-bound subgraph " + std::to_string(index));
   auto lowered = lowerSubgraph(*model_, pre_->subgraphs[index], hw_);
-  if (!lowered) {
-    Diagnostic d = lowered.takeError();
-    d.location.file = modelPath_;
-    d.message = "subgraph " + std::to_string(index) + " cannot be lowered yet: " + d.message;
-    return d;
-  }
-  Graph g = lowered->gir;
-  if (auto st = setGir(std::move(g), modelPath_ + " subgraph " + std::to_string(index)); !st) return st;
-  lowered_ = std::move(*lowered);
-  subgraph_ = index;
+  if (!lowered) return loweringError(lowered.takeError(), modelPath_, index);
+  return openLoweredSubgraph(std::move(*lowered), index);
+}
+
+Status Session::startSelectSubgraph(int index) {
+  if (!model_ || index < 0 || index >= static_cast<int>(pre_->subgraphs.size()))
+    return makeError("there is no memory-bound subgraph " + std::to_string(index));
+  int round = ++loweringRound_;
+  loweringSubgraph_ = index;
+  Q_EMIT loweringStarted(index);
+  using Result = std::shared_ptr<Expected<search::LoweredSubgraph>>;
+  auto* watcher = new QFutureWatcher<Result>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, round, index] {
+    watcher->deleteLater();
+    if (round != loweringRound_) return;  // cancelled, or another model, hardware or lowering since
+    loweringSubgraph_ = -1;
+    Result r = watcher->result();
+    Status st = *r ? openLoweredSubgraph(std::move(**r), index) : Status(loweringError(r->error(), modelPath_, index));
+    Q_EMIT loweringFinished(static_cast<bool>(st), st ? QString() : QString::fromStdString(st.error().str()));
+  });
+  watcher->setFuture(QtConcurrent::run([g = *model_, sub = pre_->subgraphs[index], hw = hw_] {
+    return std::make_shared<Expected<search::LoweredSubgraph>>(lowerSubgraph(g, sub, hw));
+  }));
   return success();
+}
+
+void Session::cancelLowering() {
+  if (loweringSubgraph_ < 0) return;
+  ++loweringRound_;
+  loweringSubgraph_ = -1;
+  Q_EMIT loweringFinished(false, QString());
 }
 
 Status Session::openLowered(search::LoweredSubgraph lowered, int subgraph, const std::string& origin) {
@@ -118,6 +155,7 @@ Status Session::setGir(Graph g, const std::string& origin) {
     if (d.location.file.empty()) d.location.file = origin;
     return d;
   }
+  cancelLowering();  // another graph wins over a lowering still running
   // The graph's own target, as `gir opt` chooses it; no hardware means bytes-only costs.
   girHw_.reset();
   if (!g.target.empty())

@@ -54,6 +54,13 @@ class Session : public QObject {
   const std::string& modelPath() const { return modelPath_; }
   // Lowers subgraph `index` and puts its GIR-Graph under the stepper.
   Status selectSubgraph(int index);
+  // The same with the template search on a worker (issue #18: the UI froze for seconds): loweringStarted
+  // now, loweringFinished(ok, error) when the graph is open or the lowering failed. cancelLowering drops
+  // the running search's result (the search itself runs to its end in the background, a few seconds at
+  // most); a new model, hardware or graph does too.
+  Status startSelectSubgraph(int index);
+  void cancelLowering();
+  bool loweringRunning() const { return loweringSubgraph_ >= 0; }
   int selectedSubgraph() const { return subgraph_; }
 
   // ---- GIR-Graph and the step API ----
@@ -129,9 +136,12 @@ class Session : public QObject {
   void stepsChecked();               // badges changed (a check passed or failed)
   void greedyProgress(int steps);    // steps the running greedy has made
   void greedyFinished();
+  void loweringStarted(int subgraph);
+  void loweringFinished(bool ok, const QString& error);  // error empty when ok or cancelled
 
  private:
   void refreshCandidates();
+  Status openLoweredSubgraph(search::LoweredSubgraph lowered, int index);
   void takePredictions(int round, const std::vector<Prediction>& p);
   void rebuildStepper(const Graph& g);
   void queueChecks(size_t first);  // checks steps first..history end on a worker
@@ -169,6 +179,8 @@ class Session : public QObject {
   QThreadPool checkPool_;  // one thread: checks run in step order
   std::vector<QFutureWatcher<std::vector<CheckOutcome>>*> checkWatchers_;
   QFutureWatcher<GreedyOutcome>* greedyWatcher_ = nullptr;
+  int loweringSubgraph_ = -1;  // the subgraph startSelectSubgraph is lowering, -1 for none
+  int loweringRound_ = 0;      // bumped to drop a running lowering's result
   std::shared_ptr<std::atomic<bool>> greedyCancel_;
   GreedyResult lastGreedy_;
   bool lastGreedyCancelled_ = false;

@@ -12,6 +12,7 @@
 
 #include "app/GraphCanvas.h"
 #include "app/MainWindow.h"
+#include "app/ModelTab.h"
 #include "app/Session.h"
 #include "app/StepperPanel.h"
 
@@ -31,6 +32,15 @@ inline bool waitForLayout(gir::app::GraphCanvas* c, int timeoutMs = 30000) {
   QSignalSpy ready(c, &gir::app::GraphCanvas::sceneReady);
   for (int waited = 0; c->layoutPending() && waited < timeoutMs; waited += 20) ready.wait(20);
   return !c->layoutPending();
+}
+
+// Double-clicks subgraph `index` (the Model tab's request) and waits until its lowering on the worker
+// has opened the GIR-Graph (true) or failed with an error shown (false).
+inline bool openSubgraph(gir::app::MainWindow* w, int index, int timeoutMs = 120000) {
+  QSignalSpy done(&w->session(), &gir::app::Session::loweringFinished);
+  Q_EMIT w->modelTab()->subgraphRequested(index);
+  if (done.isEmpty() && !done.wait(timeoutMs)) return false;
+  return done.front().front().toBool();
 }
 
 // Presses Run greedy and waits for the worker thread's result to land in the history.

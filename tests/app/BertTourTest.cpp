@@ -66,7 +66,7 @@ TEST_CASE("tour: a BERT-like encoder on every tab", "[app][tutorial][bert]") {
   for (size_t i = 0; i < w->session().model().ops.size(); ++i)
     if (w->session().model().ops[i].name == "l0_softmax") softmax = pre.subgraphOf[i];
   REQUIRE(softmax >= 0);
-  Q_EMIT w->modelTab()->subgraphRequested(softmax);
+  test::openSubgraph(w.get(), softmax);
   REQUIRE(w->session().hasGir());
   REQUIRE(test::waitForLayout(w->girCanvas()));
   test::saveScreenshot(w.get(), "bert_gir_softmax");

@@ -47,7 +47,7 @@ TEST_CASE("open the LayerNorm scenario: model graph, then its subgraph's GIR-Gra
         static_cast<int>(w->session().model().ops.size()));
   REQUIRE(w->modelTab()->subgraphList()->count() == static_cast<int>(w->session().preprocessed().subgraphs.size()));
   test::saveScreenshot(w.get(), "model_layernorm");
-  Q_EMIT w->modelTab()->subgraphRequested(0);
+  test::openSubgraph(w.get(), 0);
   REQUIRE(w->session().hasGir());
   REQUIRE(w->session().lowered().has_value());
   REQUIRE(test::waitForLayout(w->girCanvas()));

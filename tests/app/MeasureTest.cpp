@@ -103,7 +103,7 @@ TEST_CASE("Measure times, in a child gir run, exactly the graph gir run --measur
   auto w = test::makeWindow();
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/layernorm.onnx"))));
   REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
-  Q_EMIT w->modelTab()->subgraphRequested(0);
+  test::openSubgraph(w.get(), 0);
   REQUIRE(w->session().hasGir());
   MeasureTab* m = w->measureTab();
   m->setBudgetMs(20);

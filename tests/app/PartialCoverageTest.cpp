@@ -53,9 +53,9 @@ TEST_CASE("Plans: subgraphs that do not lower are listed as not GIR or not compa
   test::saveScreenshot(w.get(), "plans_partial_coverage");
   // Opening the subgraph that is not GIR is an error message with the size as the reason, not a crash;
   // the one that is GIR but not compared opens.
-  Q_EMIT w->modelTab()->subgraphRequested(1);
+  test::openSubgraph(w.get(), 1);
   CHECK_FALSE(w->session().hasGir());
   CHECK(w->lastError().contains("register budget"));
-  Q_EMIT w->modelTab()->subgraphRequested(0);
+  test::openSubgraph(w.get(), 0);
   CHECK(w->session().hasGir());
 }

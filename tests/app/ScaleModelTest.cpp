@@ -19,7 +19,7 @@ namespace {
 size_t openSubgraph(MainWindow& w, const std::string& model) {
   REQUIRE(w.openPath(QString::fromStdString(test::sourcePath(model))));
   REQUIRE(test::waitForLayout(w.modelTab()->canvas()));
-  Q_EMIT w.modelTab()->subgraphRequested(0);
+  test::openSubgraph(&w, 0);
   REQUIRE(w.session().hasGir());
   REQUIRE(test::waitForLayout(w.girCanvas(), 120000));
   return w.session().graph().liveNodeCount();

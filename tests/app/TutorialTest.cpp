@@ -31,7 +31,7 @@ TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
   w->tabs()->setCurrentWidget(w->planTab());
   test::saveScreenshot(w.get(), "tutorial_02_shufflenet_plans");
   // The ShuffleNet subgraph opens from the Model tab through the GIR planner's template search.
-  Q_EMIT w->modelTab()->subgraphRequested(0);
+  test::openSubgraph(w.get(), 0);
   REQUIRE(w->session().hasGir());
   REQUIRE(test::waitForLayout(w->girCanvas()));
   REQUIRE(test::runGreedyAndWait(w.get()));
@@ -67,7 +67,7 @@ TEST_CASE("tutorial: LayerNorm, lowered, optimized and measured", "[app][tutoria
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/layernorm.onnx"))));
   REQUIRE(test::waitForLayout(w->modelTab()->canvas()));
   test::saveScreenshot(w.get(), "tutorial_05_layernorm_model");
-  Q_EMIT w->modelTab()->subgraphRequested(0);
+  test::openSubgraph(w.get(), 0);
   REQUIRE(w->session().hasGir());
   REQUIRE(test::waitForLayout(w->girCanvas()));
   int kernelsBefore = kernelCount(w->session().graph());
