@@ -7,6 +7,7 @@
 #include "core/gir/Json.h"
 #include "core/gir/Verifier.h"
 #include "core/onnx/OnnxImporter.h"
+#include "rewrite/GraphEditor.h"
 #include "search/GirSearch.h"
 
 namespace gir::app {
@@ -69,6 +70,15 @@ static Diagnostic loweringError(Diagnostic d, const std::string& modelPath, int 
   d.location.file = modelPath;
   d.message = "subgraph " + std::to_string(index) + " cannot be lowered yet: " + d.message;
   return d;
+}
+
+Graph Session::graphAfterSteps(size_t steps) const {
+  Graph g = stepper_->graph();
+  const auto& h = stepper_->history();
+  steps = std::min(steps, h.size());
+  for (size_t i = stepper_->position(); i > steps; --i) undoEdits(g, h[i - 1].edits);
+  for (size_t i = stepper_->position(); i < steps; ++i) redoEdits(g, h[i].edits);
+  return g;
 }
 
 Status Session::openLoweredSubgraph(search::LoweredSubgraph lowered, int index) {

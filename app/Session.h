@@ -116,6 +116,9 @@ class Session : public QObject {
   bool lastGreedyCancelled() const { return lastGreedyCancelled_; }
   Status replay(const std::string& traceJson, const std::string& fileName);  // a saved trace, step by step
   const std::string& lastFailure() const { return lastFailure_; }
+  // The graph after the first `steps` steps of the history (0: the original), undone or redone on a
+  // copy of the current one; for the pass-by-pass IR diff.
+  Graph graphAfterSteps(size_t steps) const;
   // The modelled time (or DRAM bytes without hardware) after 0..history().size() steps.
   std::vector<double> costCurve(bool dramBytes) const;
   const std::optional<HardwareDesc>& girHardware() const { return girHw_; }

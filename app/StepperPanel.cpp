@@ -2,14 +2,18 @@
 #include "app/StepperPanel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QSyntaxHighlighter>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -21,8 +25,27 @@
 
 #include "app/BarChart.h"
 #include "app/Session.h"
+#include "core/gir/Printer.h"
+#include "viz/TextDiff.h"
 
 namespace gir::app {
+
+namespace {
+
+// Removed lines red, added green, hunk headers grey: the usual diff colours.
+class DiffHighlighter : public QSyntaxHighlighter {
+ public:
+  using QSyntaxHighlighter::QSyntaxHighlighter;
+
+ protected:
+  void highlightBlock(const QString& text) override {
+    if (text.startsWith('-')) setFormat(0, static_cast<int>(text.size()), QColor(0xc0, 0x39, 0x2b));
+    else if (text.startsWith('+')) setFormat(0, static_cast<int>(text.size()), QColor(0x1e, 0x8e, 0x3e));
+    else if (text.startsWith("@@")) setFormat(0, static_cast<int>(text.size()), QColor(0x80, 0x80, 0x80));
+  }
+};
+
+}  // namespace
 
 static constexpr int kMaxCandidateRows = 500;
 
@@ -89,6 +112,14 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
 
   history_ = new QListWidget(this);
   connect(history_, &QListWidget::itemActivated, this, [this](QListWidgetItem* it) { jumpTo(history_->row(it)); });
+  connect(history_, &QListWidget::currentRowChanged, this, &StepperPanel::showStepDiff);
+  ruleFilter_ = new QComboBox(this);
+  connect(ruleFilter_, &QComboBox::currentIndexChanged, this, &StepperPanel::filterHistory);
+  diff_ = new QPlainTextEdit(this);
+  diff_->setReadOnly(true);
+  diff_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  diff_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  new DiffHighlighter(diff_->document());
 
   chart_ = new QChartView(this);
   chart_->setRenderHint(QPainter::Antialiasing);
@@ -96,7 +127,18 @@ StepperPanel::StepperPanel(Session& session, QWidget* parent) : QWidget(parent),
 
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(candidates_);
-  split->addWidget(history_);
+  auto* historyPage = new QWidget(this);
+  auto* historyLayout = new QVBoxLayout(historyPage);
+  historyLayout->setContentsMargins(0, 0, 0, 0);
+  auto* filterRow = new QHBoxLayout;
+  filterRow->addWidget(new QLabel("History, filtered by rule:", historyPage));
+  filterRow->addWidget(ruleFilter_, 1);
+  historyLayout->addLayout(filterRow);
+  auto* historySplit = new QSplitter(Qt::Horizontal, historyPage);
+  historySplit->addWidget(history_);
+  historySplit->addWidget(diff_);
+  historyLayout->addWidget(historySplit, 1);
+  split->addWidget(historyPage);
   split->addWidget(chart_);
   layout->addWidget(cost_);
   layout->addWidget(failure_);
@@ -193,6 +235,42 @@ void StepperPanel::refreshHistory() {
     history_->addItem(item);
   }
   history_->setCurrentRow(static_cast<int>(st.position()));
+  // The rules in the history, for the filter; the choice is kept while it still occurs.
+  QString chosen = ruleFilter_->currentIndex() > 0 ? ruleFilter_->currentText() : QString();
+  QStringList rules;
+  for (const StepRecord& r : st.history())
+    if (!rules.contains(QString::fromStdString(r.rule))) rules << QString::fromStdString(r.rule);
+  ruleFilter_->blockSignals(true);
+  ruleFilter_->clear();
+  ruleFilter_->addItem("all rules");
+  ruleFilter_->addItems(rules);
+  ruleFilter_->setCurrentIndex(std::max(0, ruleFilter_->findText(chosen)));
+  ruleFilter_->blockSignals(false);
+  filterHistory();
+}
+
+void StepperPanel::filterHistory() {
+  QString rule = ruleFilter_->currentIndex() > 0 ? ruleFilter_->currentText() : QString();
+  const auto& h = session_.hasGir() ? session_.stepper().history() : std::vector<StepRecord>{};
+  for (int row = 1; row < history_->count() && row - 1 < static_cast<int>(h.size()); ++row)
+    history_->item(row)->setHidden(!rule.isEmpty() && QString::fromStdString(h[row - 1].rule) != rule);
+}
+
+// What the step of history row `row` changed in the printed GIR (docs/gir.md's one printer): unified
+// diff of the graph before it against the graph after it, with three lines of context.
+void StepperPanel::showStepDiff(int row) {
+  if (!session_.hasGir() || row < 0) return diff_->clear();
+  if (row == 0) return diff_->setPlainText("The original graph; pick a step to see what it changed in the printed GIR.");
+  const StepRecord& r = session_.stepper().history()[static_cast<size_t>(row - 1)];
+  std::string before = printGraph(session_.graphAfterSteps(static_cast<size_t>(row - 1)));
+  std::string after = printGraph(session_.graphAfterSteps(static_cast<size_t>(row)));
+  std::string diff = viz::unifiedDiff(before, after);
+  diff_->setPlainText(QString("step %1: %2 #%3: %4\n")
+                          .arg(row)
+                          .arg(QString::fromStdString(r.rule))
+                          .arg(r.siteIndex)
+                          .arg(QString::fromStdString(r.explanation)) +
+                      QString::fromStdString(diff.empty() ? "(the printed GIR did not change)\n" : diff));
 }
 
 void StepperPanel::fillPredictions() {

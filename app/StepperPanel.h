@@ -8,7 +8,9 @@
 class QChartView;
 class QLabel;
 class QLineSeries;
+class QComboBox;
 class QListWidget;
+class QPlainTextEdit;
 class QPushButton;
 class QScatterSeries;
 class QSpinBox;
@@ -39,6 +41,10 @@ class StepperPanel : public QWidget {
 
   QTableWidget* candidateTable() const { return candidates_; }
   QListWidget* historyList() const { return history_; }
+  // The pass-by-pass view: the printed GIR's diff for the selected history row, and the rule filter.
+  QPlainTextEdit* stepDiff() const { return diff_; }
+  QComboBox* ruleFilter() const { return ruleFilter_; }
+  void showStepDiff(int row);  // row 0 is the original graph
   QLabel* failureBanner() const { return failure_; }
   QLabel* costLabel() const { return cost_; }
   QProgressBar* greedyProgress() const { return progress_; }
@@ -52,10 +58,13 @@ class StepperPanel : public QWidget {
  private:
   void buildCurve();
   void fillPredictions();
+  void filterHistory();
 
   Session& session_;
   QTableWidget* candidates_;
   QListWidget* history_;
+  QPlainTextEdit* diff_;
+  QComboBox* ruleFilter_;
   QLabel *cost_, *failure_, *progressText_;
   QPushButton *apply_, *undo_, *redo_, *greedy_, *cancel_, *play_, *pause_, *step_, *jump_;
   QProgressBar* progress_;
