@@ -7,6 +7,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -18,6 +19,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/BarChart.h"
+#include "app/HardwareForm.h"
 #include "app/PlanExplorer.h"
 #include "app/Session.h"
 
@@ -35,6 +37,19 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
   chart_->setMinimumHeight(220);
   editor_ = new QPlainTextEdit(this);
   editor_->setFont(QFont("monospace", 9));
+  form_ = new HardwareForm(this);
+  // The form and the JSON are two views of one copy: a form edit rewrites the JSON, a JSON edit that
+  // parses refills the form (issue #18, point 8).
+  connect(form_, &HardwareForm::edited, this, [this] {
+    auto base = parseHardwareDesc(editor_->toPlainText().toStdString(), "what-if hardware");
+    syncingForm_ = true;
+    editor_->setPlainText(QString::fromStdString(hardwareToJson(form_->apply(base ? *base : session_.hardware()))));
+    syncingForm_ = false;
+  });
+  connect(editor_, &QPlainTextEdit::textChanged, this, [this] {
+    if (syncingForm_) return;
+    if (auto hw = parseHardwareDesc(editor_->toPlainText().toStdString(), "what-if hardware")) form_->show(*hw);
+  });
   replan_ = new QPushButton("Re-plan with this hardware", this);
   reset_ = new QPushButton("Reset to the session's hardware", this);
   diffs_ = new QListWidget(this);
@@ -55,8 +70,15 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
   l->addWidget(chart_, 2);
   auto* right = new QWidget(this);
   auto* r = new QVBoxLayout(right);
-  r->addWidget(new QLabel("Hardware what-if (an edited copy; the session's hardware is untouched):", right));
-  r->addWidget(editor_, 2);
+  r->addWidget(new QLabel("Hardware what-if (an edited copy; the session's hardware is untouched): the fields or the JSON", right));
+  auto* formScroll = new QScrollArea(right);
+  formScroll->setWidget(form_);
+  formScroll->setWidgetResizable(true);
+  auto* editors = new QSplitter(Qt::Horizontal, right);
+  editors->addWidget(formScroll);
+  editors->addWidget(editor_);
+  formScroll->setMinimumWidth(330);  // labels and values readable; the JSON takes the rest
+  r->addWidget(editors, 2);
   auto* row = new QHBoxLayout;
   row->addWidget(replan_);
   row->addWidget(reset_);

@@ -25,6 +25,7 @@ class QTabWidget;
 
 namespace gir::app {
 
+class HardwareForm;
 class PlanExplorer;
 class Session;
 
@@ -40,6 +41,7 @@ class PlanTab : public QWidget {
   bool replanWhatIf();
   void resetWhatIf();
   QString whatIfText() const;
+  HardwareForm* whatIfForm() const { return form_; }
   void setWhatIfText(const QString& json);
 
   QTableWidget* table() const { return table_; }
@@ -70,6 +72,8 @@ class PlanTab : public QWidget {
   QTableWidget* table_;
   QChartView* chart_;
   QPlainTextEdit* editor_;
+  HardwareForm* form_;
+  bool syncingForm_ = false;  // the form is writing the JSON: do not read it back
   QPushButton *replan_, *reset_;
   QListWidget* diffs_;
   QLabel* note_;
