@@ -29,14 +29,14 @@ GraphCanvas::~GraphCanvas() {
 }
 
 void GraphCanvas::showGraph(viz::VizGraph g, bool keepExpanded) {
-  if (!keepExpanded) expanded_.clear();
+  if (!keepExpanded) expanded_.clear(), userCollapsed_.clear();
   fitOnReady_ = !keepExpanded;
   full_ = std::move(g);
   startLayout([full = full_] { return full; }, true);
 }
 
 void GraphCanvas::showGraphFrom(std::function<viz::VizGraph()> build, bool keepExpanded) {
-  if (!keepExpanded) expanded_.clear();
+  if (!keepExpanded) expanded_.clear(), userCollapsed_.clear();
   fitOnReady_ = !keepExpanded;
   startLayout(std::move(build), true);
 }
@@ -49,9 +49,20 @@ void GraphCanvas::clearGraph() {
 }
 
 void GraphCanvas::setExpanded(int cluster, bool expanded) {
-  if (expanded) expanded_.insert(cluster);
-  else expanded_.erase(cluster);
+  if (expanded) {
+    expanded_.insert(cluster);
+    userCollapsed_.erase(cluster);
+  } else {
+    expanded_.erase(cluster);
+    if (full_.nodes.size() <= threshold_) userCollapsed_.insert(cluster);
+  }
   relayout();
+}
+
+std::set<int> GraphCanvas::collapsedNow() const {
+  std::set<int> c = viz::defaultCollapsed(full_, threshold_, expanded_);
+  c.insert(userCollapsed_.begin(), userCollapsed_.end());
+  return c;
 }
 
 void GraphCanvas::relayout() {
@@ -85,10 +96,13 @@ void GraphCanvas::startLayout(std::function<viz::VizGraph()> build, bool newGrap
     populate(*job);
   });
   watcher_ = watcher;
-  watcher->setFuture(QtConcurrent::run([build = std::move(build), expanded = expanded_, threshold = threshold_, cancel]() {
+  watcher->setFuture(QtConcurrent::run([build = std::move(build), expanded = expanded_, closed = userCollapsed_, threshold = threshold_, cancel]() {
     auto job = std::make_shared<LayoutJob>();
     job->full = build();
-    job->visible = viz::collapseClusters(job->full, viz::defaultCollapsed(job->full, threshold, expanded));
+    std::set<int> collapsed = viz::defaultCollapsed(job->full, threshold, expanded);
+    for (int c : closed)
+      if (c < static_cast<int>(job->full.clusters.size())) collapsed.insert(c);
+    job->visible = viz::collapseClusters(job->full, collapsed);
     job->layout = viz::layoutGraph(job->visible, cancel.get());
     if (job->layout) job->scene = viz::buildScene(job->visible, *job->layout);
     return job;
@@ -192,7 +206,7 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
       setExpanded(static_cast<int>(static_cast<NodeItem*>(it)->source()), true);
       return;
     }
-    if (it->type() == ClusterItemType && full_.nodes.size() > threshold_) {
+    if (it->type() == ClusterItemType) {  // a cluster's frame: collapse it (any size of graph)
       setExpanded(static_cast<ClusterItem*>(it)->index(), false);
       return;
     }

@@ -1,7 +1,7 @@
 // A VizGraph drawn in a QGraphicsView (docs/app.md, "Decisions"): the Graphviz layout runs on a worker
 // thread and a newer graph cancels an older layout; wheel zooms, drag pans; above the collapse
-// threshold kernels show as single nodes that a double-click expands (and a double-click on an
-// expanded kernel's frame collapses again).
+// threshold kernels show as single nodes that a double-click expands; a double-click on any cluster's
+// frame (a kernel, a model's subgraph) collapses it, at any graph size.
 #pragma once
 
 #include <QFutureWatcher>
@@ -44,8 +44,12 @@ class GraphCanvas : public QGraphicsView {
   const viz::SceneModel& sceneModel() const { return sceneModel_; }
   // Node items drawn for graph nodes of these kinds (GIR gOperators: compute, movement, sync).
   int nodeItemCount(const std::set<viz::ItemKind>& kinds) const;
+  // Expands (true) or collapses (false) one cluster; on a graph under the collapse threshold, where
+  // every cluster starts expanded, a collapse is the user's and is kept until expanded again.
   void setExpanded(int cluster, bool expanded);
   const std::set<int>& expanded() const { return expanded_; }
+  const std::set<int>& collapsedByUser() const { return userCollapsed_; }
+  std::set<int> collapsedNow() const;  // the clusters drawn as one node
   size_t collapseThreshold() const { return threshold_; }
   void setCollapseThreshold(size_t t) { threshold_ = t; }
 
@@ -85,7 +89,8 @@ class GraphCanvas : public QGraphicsView {
 
   viz::VizGraph full_, visible_;
   viz::SceneModel sceneModel_;
-  std::set<int> expanded_;
+  std::set<int> expanded_;       // above the threshold: the kernels the user opened
+  std::set<int> userCollapsed_;  // under it: the clusters the user closed
   size_t threshold_ = viz::kCollapseThreshold;
   bool fitOnReady_ = false;  // a new graph (not a step of the shown one): fit it to the view
   std::shared_ptr<std::atomic<bool>> pending_;  // cancel flag of the running layout
