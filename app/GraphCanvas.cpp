@@ -9,6 +9,7 @@
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/Minimap.h"
 #include "app/SceneItems.h"
 #include "viz/Find.h"
 
@@ -21,6 +22,12 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   setBackgroundBrush(Qt::white);
   connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphCanvas::onSelectionChanged);
+  minimap_ = new Minimap(this);
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* e) {
+  QGraphicsView::resizeEvent(e);
+  minimap_->sync();
 }
 
 GraphCanvas::~GraphCanvas() {
@@ -46,6 +53,7 @@ void GraphCanvas::clearGraph() {
   full_ = visible_ = {};
   sceneModel_ = {};
   scene()->clear();
+  minimap_->hide();
 }
 
 void GraphCanvas::setExpanded(int cluster, bool expanded) {
@@ -138,6 +146,7 @@ void GraphCanvas::populate(const LayoutJob& job) {
     selectKey(pendingFindKey_);
     pendingFindKey_.clear();
   }
+  minimap_->sync();
   Q_EMIT sceneReady();
 }
 
@@ -152,15 +161,20 @@ void GraphCanvas::zoomBy(double factor) {
   double current = transform().m11();
   if (current * factor < 0.02 || current * factor > 20) return;
   scale(factor, factor);
+  minimap_->sync();
 }
 
-void GraphCanvas::fitAll() { fitInView(scene()->sceneRect(), Qt::KeepAspectRatio); }
+void GraphCanvas::fitAll() {
+  fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+  minimap_->sync();
+}
 
 void GraphCanvas::zoomToReadable() {
   const auto selected = scene()->selectedItems();
   QPointF centre = selected.isEmpty() ? mapToScene(viewport()->rect().center()) : selected.front()->sceneBoundingRect().center();
   resetTransform();
   centerOn(centre);
+  minimap_->sync();
 }
 
 bool GraphCanvas::selectKey(const std::string& key) {
@@ -172,6 +186,7 @@ bool GraphCanvas::selectKey(const std::string& key) {
     n->setSelected(true);
     if (transform().m11() < 0.6) resetTransform();  // a found node is shown where it can be read
     centerOn(n);
+    minimap_->sync();
     return true;
   }
   return false;

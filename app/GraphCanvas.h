@@ -17,6 +17,8 @@
 
 namespace gir::app {
 
+class Minimap;
+
 struct LayoutJob {
   viz::VizGraph full;  // the graph built on the worker (showGraphFrom) or a copy of the shown one
   viz::VizGraph visible;
@@ -62,6 +64,7 @@ class GraphCanvas : public QGraphicsView {
   // expands it first. Returns the number of hits; findPosition() is the 0-based hit shown (-1: none).
   int findStep(const QString& query, int step);
   int findPosition() const { return findCursor_; }
+  Minimap* minimap() const { return minimap_; }
   // The visible graph's dot text, or the scene rendered as SVG / PNG.
   Status exportDot(const QString& path) const;
   Status exportSvg(const QString& path);
@@ -78,6 +81,7 @@ class GraphCanvas : public QGraphicsView {
  protected:
   void wheelEvent(QWheelEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
 
  private:
   void relayout();
@@ -98,7 +102,8 @@ class GraphCanvas : public QGraphicsView {
   std::string findQuery_;      // the query findHits_ answers, on the current full_
   std::vector<int> findHits_;  // indices into full_.nodes
   int findCursor_ = -1;
-  std::string pendingFindKey_;  // a hit in a kernel being expanded: selected once it is drawn
+  std::string pendingFindKey_;
+  Minimap* minimap_;  // a hit in a kernel being expanded: selected once it is drawn
 };
 
 }  // namespace gir::app

@@ -11,6 +11,7 @@
 #include "app/FindBar.h"
 #include "app/GraphCanvas.h"
 #include "app/Inspector.h"
+#include "app/Minimap.h"
 #include "app/ModelTab.h"
 #include "app/PlanTab.h"
 #include "app/SceneItems.h"
@@ -132,6 +133,16 @@ TEST_CASE("find on a large GIR-Graph: a hit inside a collapsed kernel expands it
   REQUIRE_FALSE(key.empty());
   auto hits = viz::findNodes(c->fullGraph(), "r77_3 (reg)");
   CHECK(key == c->fullGraph().nodes[hits[0]].key);
+  // At 1:1 the graph does not fit: the minimap shows it whole with the part on screen outlined, and a
+  // click there moves the canvas.
+  Minimap* map = c->minimap();
+  REQUIRE(map->isVisible());
+  CHECK(c->scene()->sceneRect().contains(map->shownArea().center()));
+  QRectF before = map->shownArea();
+  QPointF target = c->scene()->sceneRect().center() + QPointF(0, c->scene()->sceneRect().height() / 4);
+  QTest::mouseClick(map->viewport(), Qt::LeftButton, Qt::NoModifier, map->mapFromScene(target));
+  CHECK(map->shownArea() != before);
+  CHECK(std::abs(map->shownArea().center().y() - target.y()) < c->scene()->sceneRect().height() / 20);
   test::saveScreenshot(w.get(), "find_gir_collapsed_kernel");
   // The second hit is in the same kernel, now drawn: selected at once.
   pressEnter(f);
