@@ -28,6 +28,15 @@ TEST_CASE("tutorial: ShuffleNet, import to one kernel", "[app][tutorial]") {
   QSignalSpy lowered(w->planTab(), &PlanTab::loweredPlansReady);
   REQUIRE((lowered.count() > 0 || lowered.wait(120000)));
   REQUIRE(w->planTab()->loweredPlans().has_value());
+  // docs/tutorial.md, section 1: eager 3 kernels at 3.00x the minimal bytes, XLA- and TVM-like 3 kernels
+  // above the minimum, the GIR planner one kernel at exactly 1,455,104 bytes.
+  const viz::ModelPlans& plans = *w->planTab()->loweredPlans();
+  CHECK(plans.minimalBytes == 1455104);
+  for (const auto& t : plans.planners) {
+    INFO(t.planner);
+    CHECK(t.kernels == (t.planner == "gir" ? 1 : 3));
+    CHECK(t.dramBytes == (t.planner == "gir" ? 1455104 : 3 * 1455104));
+  }
   w->tabs()->setCurrentWidget(w->planTab());
   test::saveScreenshot(w.get(), "tutorial_02_shufflenet_plans");
   // The ShuffleNet subgraph opens from the Model tab through the GIR planner's template search.
@@ -71,6 +80,10 @@ TEST_CASE("tutorial: LayerNorm, lowered, optimized and measured", "[app][tutoria
   REQUIRE(w->session().hasGir());
   REQUIRE(test::waitForLayout(w->girCanvas()));
   int kernelsBefore = kernelCount(w->session().graph());
+  // docs/tutorial.md, section 5, says what the app shows here: 13 kernels, 3.9 MB at DRAM, 33.8 us.
+  CHECK(kernelsBefore == 13);
+  CHECK(w->session().cost().dramBytes / 100000 == 39);
+  CHECK(w->session().cost().modelledUs == Approx(33.8).margin(0.05));
   test::saveScreenshot(w.get(), "tutorial_06_layernorm_gir");
   REQUIRE(test::runGreedyAndWait(w.get()));
   REQUIRE(w->session().lastFailure().empty());
