@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """Writes full-model ONNX files with real architectures and random weights into OUTDIR.
 
-    scenarios/make_models.py OUTDIR [NAME...]
+    scenarios/make_models.py [--weights-as-inputs] OUTDIR [NAME...]
 
 ShuffleNetV2 x1.0, EfficientNet-B0, a small ViT, a BERT-like encoder and GPT-2 attention decode
 steps (batch 1 and 8, KV cache of 512): the layer structure and every shape of the published
 models, batch norms folded into the convolutions as exporters do, weights from a fixed seed. The
 files are 10-60 MB, so they are made where they are used (bench_search, the scale tests) and never
 committed. Debian's python3-onnx and numpy only; no network, no model hub (docs/scale.md).
+
+--weights-as-inputs makes every weight a graph input instead of an initializer: the file is then a few
+kB with every activation at its real size, which is how scenarios/models/bert_encoder.onnx, the app's
+full-model example, is bundled (`scenarios/make_models.py --weights-as-inputs scenarios/models
+bert_encoder`).
 """
 import math
 import os
@@ -23,8 +28,11 @@ OPSET = 17
 class Model:
     """A graph under construction: nodes, initializers, unique names."""
 
+    weights_as_inputs = False  # set by --weights-as-inputs for every model
+
     def __init__(self, name, seed):
         self.name, self.nodes, self.inits, self.count = name, [], [], 0
+        self.weight_inputs = []
         self.rng = np.random.default_rng(seed)
 
     def fresh(self, base):
@@ -34,6 +42,9 @@ class Model:
     def weight(self, shape, scale=None):
         scale = scale if scale is not None else 1.0 / math.sqrt(max(1, int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]))
         name = self.fresh("w")
+        if Model.weights_as_inputs:
+            self.weight_inputs.append(f32(name, list(shape)))
+            return name
         self.inits.append(numpy_helper.from_array((self.rng.standard_normal(shape) * scale).astype(np.float32), name))
         return name
 
@@ -53,7 +64,7 @@ class Model:
         return outs
 
     def save(self, outdir, inputs, outputs):
-        graph = helper.make_graph(self.nodes, self.name, inputs, outputs, self.inits)
+        graph = helper.make_graph(self.nodes, self.name, inputs + self.weight_inputs, outputs, self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="gir-models")
         model.ir_version = 8
         onnx.checker.check_model(model)
@@ -270,11 +281,15 @@ MODELS = {
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    if args and args[0] == "--weights-as-inputs":
+        Model.weights_as_inputs = True
+        args = args[1:]
+    if not args:
         sys.exit(__doc__)
-    outdir = sys.argv[1]
+    outdir = args[0]
     os.makedirs(outdir, exist_ok=True)
-    for name in sys.argv[2:] or MODELS:
+    for name in args[1:] or MODELS:
         if name not in MODELS:
             sys.exit(f"unknown model '{name}' (expected one of {', '.join(MODELS)})")
         MODELS[name](outdir)
