@@ -3,7 +3,6 @@
 // result is dropped when the search ends. (It froze the UI for about 2 s on GPT-2's attention.)
 #include <catch2/catch.hpp>
 
-#include <QElapsedTimer>
 #include <QPushButton>
 #include <QTabWidget>
 
@@ -21,11 +20,8 @@ TEST_CASE("a subgraph lowers on a worker with a busy bar and Cancel, and a cance
   REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/gpt2_decode_attention.onnx"))));
   Session& s = w->session();
   QSignalSpy finished(&s, &Session::loweringFinished);
-  QElapsedTimer t;
-  t.start();
   Q_EMIT w->modelTab()->subgraphRequested(0);
-  CHECK(t.elapsed() < 200);  // the request returns at once: the search is on the worker
-  CHECK(s.loweringRunning());
+  CHECK(s.loweringRunning());  // the request returned with the search still running on the worker
   CHECK_FALSE(s.hasGir());
   CHECK(w->loweringBar()->isVisible());
   CHECK(w->tabs()->currentIndex() == 1);

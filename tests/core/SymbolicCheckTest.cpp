@@ -163,7 +163,9 @@ TEST_CASE("scale: a million-unit row program is verified and checked in well und
     INFO("with sync " << withSync << ": " << seconds << " s");
     REQUIRE(verified);
     REQUIRE(r);
-    CHECK(seconds < 0.5);
+    // A bound with a wide margin, not a speed claim (0.05 s in optimized builds, bench numbers in
+    // docs/scale.md): the guard is against work per unit, which takes minutes at a million units.
+    CHECK(seconds < 5.0);
     if (withSync) {
       CHECK(r->clean());
       continue;
