@@ -2,8 +2,10 @@
 # Builds the libFuzzer targets of tests/fuzz with clang++-14, ASan and UBSan (build-clang/), and fuzzes each
 # for a while from its seeds (docs/fuzzing.md). Exits 1 when any target finds a crash, a sanitizer report,
 # a broken invariant, a leak, a timeout or an out-of-memory; the input that did it is kept and named.
-# Usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--out DIR] [--no-build] [TARGET...]
+# Usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--timeout T] [--out DIR] [--no-build] [TARGET...]
 #   --seconds N  time per target (default 60, as in CI); --jobs J  targets fuzzed at once (default 1)
+#   --timeout T  seconds one input may take (default 10). libFuzzer's timer is wall-clock: a niced run
+#                starved by builds on the same cores reports false timeouts, so long runs use 60
 #   --out DIR    logs, scratch corpora and findings (default build-clang/fuzz; one per concurrent run)
 #   TARGET       gir_text gir_json hardware_json interpreter asck onnx_import (default: all)
 set -euo pipefail
@@ -11,6 +13,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECONDS_PER_TARGET=60
 JOBS=1
+TIMEOUT=10
 BUILD_FIRST=1
 TARGETS=()
 OUT_DIR=
@@ -18,9 +21,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECONDS_PER_TARGET=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
+    --timeout) TIMEOUT=$2; shift 2 ;;
     --no-build) BUILD_FIRST=0; shift ;;
     --out) OUT_DIR=$2; shift 2 ;;
-    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
@@ -60,7 +64,7 @@ fuzz_one() {
   corpus=$(seed_corpus "$name")
   dict=$(dict_of "$name")
   mkdir -p "$OUT/artifacts/$name"
-  local args=(-max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len=65536
+  local args=(-max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb=2048 -max_len=65536
               -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$name/")
   [ -n "$dict" ] && args+=(-dict="$dict")
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
