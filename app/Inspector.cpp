@@ -94,8 +94,9 @@ void Inspector::showGirEdge(const viz::VizGraph& view, int index) {
 QString describeModelOp(const compute::Graph& g, const compute::PreprocessResult& pre, int opIndex) {
   const compute::Op& op = g.ops[static_cast<size_t>(opIndex)];
   std::string attrs = compute::attrsText(op);
-  QString html = QString("<h3>%1</h3><p><b>ONNX op</b>: %2<br><b>kind</b>: %3<br><b>attributes</b>: <code>%4</code>")
-                     .arg(esc(op.name), esc(op.source), esc(std::string(compute::opKindName(op.kind()))), attrs.empty() ? "none" : esc(attrs));
+  QString html = QString("<h3>%1</h3><p><b>ONNX op</b>: %2 <code>%3</code><br><b>kind</b>: %4<br><b>attributes</b>: <code>%5</code>")
+                     .arg(esc(op.name), esc(op.source), esc(op.sourceAttributes), esc(std::string(compute::opKindName(op.kind()))),
+                          attrs.empty() ? "none" : esc(attrs));
   auto producers = g.producers();
   html += "<table border=1 cellspacing=0 cellpadding=2><tr><th></th><th>tensor</th><th>dtype</th><th>shape</th><th>bytes</th><th>from / to</th></tr>";
   auto readers = [&](compute::TensorId id) {

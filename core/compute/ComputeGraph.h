@@ -142,6 +142,7 @@ struct Op {
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;
   OpAttrs attrs;
+  std::string sourceAttributes;  // the ONNX node's attributes, "axis=-1 epsilon=1e-12", for the reader
   OpKind kind() const { return static_cast<OpKind>(attrs.index()); }
 };
 

@@ -20,9 +20,10 @@ Expected<Dims> broadcastDims(const Dims& a, const Dims& b) {
   return out;
 }
 
-void GraphBuilder::setContext(std::string opName, std::string source) {
+void GraphBuilder::setContext(std::string opName, std::string source, std::string sourceAttributes) {
   context_ = std::move(opName);
   source_ = std::move(source);
+  sourceAttributes_ = std::move(sourceAttributes);
   opCounter_ = 0;
   tensorCounter_ = 0;
 }
@@ -75,6 +76,7 @@ Expected<std::vector<TensorId>> GraphBuilder::emit(OpAttrs attrs, std::vector<Te
   op.id = OpId{static_cast<int32_t>(g_.ops.size())};
   op.name = nextOpName();
   op.source = source_;
+  op.sourceAttributes = sourceAttributes_;
   op.inputs = inputs;
   op.attrs = std::move(attrs);
   for (const auto& [dtype, dims] : outs) op.outputs.push_back(g_.addTensor(nextTensorName(), foldable ? dtype : DType::F32, dims));

@@ -25,7 +25,7 @@ class GraphBuilder {
   explicit GraphBuilder(Graph& graph) : g_(graph) {}
 
   // Ops emitted after this call are named `opName`, `opName#1`, ... and record `source`.
-  void setContext(std::string opName, std::string source);
+  void setContext(std::string opName, std::string source, std::string sourceAttributes = "");
   Graph& graph() { return g_; }
   const Tensor& tensor(TensorId t) const { return g_.tensor(t); }
   bool isConstant(TensorId t) const { return g_.tensor(t).isConstant(); }
@@ -63,7 +63,7 @@ class GraphBuilder {
 
   Graph& g_;
   std::string context_ = "op";
-  std::string source_;
+  std::string source_, sourceAttributes_;
   int opCounter_ = 0;
   int tensorCounter_ = 0;
 };

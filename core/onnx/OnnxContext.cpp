@@ -2,6 +2,7 @@
 #include "core/onnx/OnnxContext.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace gir::compute::onnximpl {
@@ -58,6 +59,44 @@ Status NodeContext::setOutput(int i, TensorId t) {
   if (x.name.rfind(b.contextName() + ":", 0) == 0) x.name = name;
   values_[name] = t;
   return success();
+}
+
+namespace {
+
+template <typename List, typename Format>
+std::string listText(const List& values, Format format) {
+  std::string s = "[";
+  for (int i = 0; i < values.size() && i < 8; ++i) s += (i ? "," : "") + format(values.Get(i));
+  return s + (values.size() > 8 ? ",...]" : "]");
+}
+
+std::string floatText(float f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
+  return buf;
+}
+
+std::string stringText(const std::string& s) { return s.size() <= 40 ? s : s.substr(0, 40) + "..."; }
+
+}  // namespace
+
+std::string attributesText(const onnx::NodeProto& n) {
+  std::string out;
+  for (const auto& a : n.attribute()) {
+    std::string v;
+    switch (a.type()) {
+      case onnx::AttributeProto::INT: v = std::to_string(a.i()); break;
+      case onnx::AttributeProto::FLOAT: v = floatText(a.f()); break;
+      case onnx::AttributeProto::STRING: v = stringText(a.s()); break;
+      case onnx::AttributeProto::INTS: v = listText(a.ints(), [](int64_t x) { return std::to_string(x); }); break;
+      case onnx::AttributeProto::FLOATS: v = listText(a.floats(), floatText); break;
+      case onnx::AttributeProto::STRINGS: v = listText(a.strings(), stringText); break;
+      case onnx::AttributeProto::TENSOR: v = "<tensor>"; break;
+      default: v = "<" + std::to_string(static_cast<int>(a.type())) + ">"; break;
+    }
+    out += (out.empty() ? "" : " ") + stringText(a.name()) + "=" + v;
+  }
+  return out;
 }
 
 const onnx::AttributeProto* NodeContext::attr(const std::string& name) const {

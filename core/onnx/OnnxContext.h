@@ -58,6 +58,9 @@ class NodeContext {
 
 // "node 'name' (OpType)", or "node #index (OpType)" for an unnamed node.
 std::string nodeLabel(const onnx::NodeProto& n, int index);
+// A node's attributes as "name=value ..." for the reader (the inspector): numbers, strings, lists of up
+// to 8 values; tensors and graphs by their kind only.
+std::string attributesText(const onnx::NodeProto& n);
 
 using Handler = Status (*)(NodeContext&);
 using HandlerTable = std::map<std::string, Handler, std::less<>>;

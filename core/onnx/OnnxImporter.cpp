@@ -155,7 +155,7 @@ Status Importer::runNode(const onnx::NodeProto& node, int index) {
   for (const auto& o : node.output())
     if (!o.empty() && values_.count(o)) return error("value '" + o + "' is defined twice", nodeLabel(node, index));
   std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
-  builder_.setContext(name, node.op_type());
+  builder_.setContext(name, node.op_type(), attributesText(node));
   NodeContext ctx(builder_, values_, node, index, file_, opset_);
   Handler handler = handlerTable().find(node.op_type())->second;
   if (auto st = handler(ctx); !st) return st;

@@ -85,7 +85,7 @@ TEST_CASE("find on the Model tab: Enter and Shift+Enter step through the hits an
   QString inspected = w->modelTab()->inspector()->toPlainText();
   INFO(inspected.toStdString());
   CHECK(inspected.contains("ln#11"));
-  CHECK(inspected.contains("ONNX op: LayerNormalization"));
+  CHECK(inspected.contains("ONNX op: LayerNormalization axis=-1 epsilon=1e-05"));
   CHECK(inspected.contains("kind: broadcast"));
   CHECK(inspected.contains("attributes: axes[0]"));
   CHECK(inspected.contains("in\nln_gamma\nf32\n[768]\n3.1 kB\nconstant"));

@@ -177,3 +177,22 @@ TEST_CASE("exporter shape chains and initializer-only chains fold away at import
     found = found || (op.name == "merge_reshape" && g.tensor(op.outputs[0]).dims == Dims{1, 32, 128});
   CHECK(found);
 }
+
+// The inspector shows each op's ONNX node attributes (issue #18, point 5): every op decomposed from a
+// node carries them, as "name=value" in the node's order.
+TEST_CASE("every op keeps its ONNX node's attributes for the reader", "[onnx][scenarios]") {
+  Graph ln = importScenario("layernorm");
+  for (const Op& op : ln.ops) {
+    INFO(op.name);
+    CHECK(op.source == "LayerNormalization");
+    CHECK(op.sourceAttributes == "axis=-1 epsilon=1e-05");
+  }
+  Graph t = importScenario("transformer_block");
+  bool transpose = false, softmax = false;
+  for (const Op& op : t.ops) {
+    transpose = transpose || (op.name == "k_transpose" && op.sourceAttributes == "perm=[0,1,3,2]");
+    softmax = softmax || (op.name == "attn_softmax" && op.sourceAttributes == "axis=-1");
+  }
+  CHECK(transpose);
+  CHECK(softmax);
+}

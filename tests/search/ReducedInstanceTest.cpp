@@ -116,7 +116,7 @@ TEST_CASE("reduced instance: a subgraph with nothing to shrink says why", "[scal
   compute::TensorId y = g.addTensor("y", compute::DType::F32, {1});
   g.inputs = {x};
   g.outputs = {y};
-  g.ops.push_back(compute::Op{compute::OpId(0), "sum_all", "ReduceSum", {x}, {y}, compute::ReduceAttrs{ReduceOp::Sum, {0, 1}, false}});
+  g.ops.push_back(compute::Op{compute::OpId(0), "sum_all", "ReduceSum", {x}, {y}, compute::ReduceAttrs{ReduceOp::Sum, {0, 1}, false}, ""});
   compute::Subgraph sub{{compute::OpId(0)}, {x}, {y}, 0};
   auto r = compute::reduceSubgraph(g, sub, 2730);
   REQUIRE_FALSE(r);
