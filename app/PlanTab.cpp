@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -63,8 +64,20 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
     showCurrent();
   });
 
+  planBar_ = new QWidget(this);
+  auto* busy = new QProgressBar(planBar_);
+  busy->setRange(0, 0);  // the search reports no fraction
+  auto* cancelPlan = new QPushButton("Cancel", planBar_);
+  connect(cancelPlan, &QPushButton::clicked, this, &PlanTab::cancelPlanning);
+  auto* planRow = new QHBoxLayout(planBar_);
+  planRow->setContentsMargins(0, 0, 0, 0);
+  planRow->addWidget(new QLabel("Lowering every planner's plan to GIR and checking it (the GIR planner searches)...", planBar_));
+  planRow->addWidget(busy, 1);
+  planRow->addWidget(cancelPlan);
+  planBar_->hide();
   auto* left = new QWidget(this);
   auto* l = new QVBoxLayout(left);
+  l->addWidget(planBar_);
   l->addWidget(note_);
   l->addWidget(table_, 1);
   l->addWidget(chart_, 2);
@@ -100,6 +113,7 @@ PlanTab::PlanTab(Session& session, QWidget* parent) : QWidget(parent), session_(
 void PlanTab::refresh() {
   explorer_->refresh();
   ++round_;  // a lowering still running belongs to the previous model or hardware
+  planBar_->hide();
   diffs_->clear();
   resetWhatIf();
   plans_.reset();
@@ -139,8 +153,10 @@ QFutureWatcher<PlanTab::LoweredResult>* PlanTab::lowerOnWorker(const compute::Pr
 
 void PlanTab::startLowered() {
   int round = ++round_;
+  planBar_->show();
   loweredWatcher_ = lowerOnWorker(session_.preprocessed(), session_.hardware(), [this, round](const LoweredResult& r) {
-    if (round != round_) return;  // the model or hardware changed meanwhile
+    if (round != round_) return;  // the model or hardware changed meanwhile, or Cancel
+    planBar_->hide();
     if (!*r) {
       note_->setText(note_->text() + "<br><b>GIR planner</b>: " + QString::fromStdString(r->error().str()).toHtmlEscaped());
       Q_EMIT loweredPlansReady(false);
@@ -223,6 +239,15 @@ void PlanTab::showPlans(const viz::ModelPlans& plans, const viz::ModelPlans* wha
     series->append(edited);
   }
   showBarChart(chart_, chart, series, names, hi);
+}
+
+void PlanTab::cancelPlanning() {
+  if (!loweredWatcher_) return;
+  ++round_;  // the search ends in the background; its result is dropped
+  loweredWatcher_ = nullptr;
+  planBar_->hide();
+  note_->setText(note_->text() + "<br><b>GIR planner</b>: cancelled; the analytic rows stay (open the model again to search).");
+  Q_EMIT loweredPlansReady(false);
 }
 
 QString PlanTab::noteText() const { return note_->text(); }

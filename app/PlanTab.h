@@ -54,6 +54,10 @@ class PlanTab : public QWidget {
   const std::optional<viz::ModelPlans>& loweredPlans() const { return lowered_; }
   const std::optional<viz::ModelPlans>& whatIfLoweredPlans() const { return whatIfLowered_; }
   bool loweringPending() const { return loweredWatcher_ != nullptr; }
+  // The lowered planning's busy bar and Cancel (issue #18, point 9): Cancel drops the running search's
+  // result (it ends in the background) and keeps the analytic rows; loweredPlansReady(false) follows.
+  QWidget* planningBar() const { return planBar_; }
+  void cancelPlanning();
 
  Q_SIGNALS:
   void error(const QString& title, const QString& message);
@@ -82,6 +86,7 @@ class PlanTab : public QWidget {
   std::optional<viz::ModelPlans> plans_, lowered_;
   std::optional<viz::ModelPlans> whatIf_, whatIfLowered_;  // analytic, then lowered
   int round_ = 0, whatIfRound_ = 0;
+  QWidget* planBar_;
   QFutureWatcher<std::shared_ptr<Expected<viz::ModelPlans>>>* loweredWatcher_ = nullptr;
   void startLowered();
 };

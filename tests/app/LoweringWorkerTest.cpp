@@ -5,8 +5,10 @@
 
 #include <QPushButton>
 #include <QTabWidget>
+#include <QTableWidget>
 
 #include "app/ModelTab.h"
+#include "app/PlanTab.h"
 #include "app/Session.h"
 #include "tests/app/AppSupport.h"
 #include "tests/support/TestSupport.h"
@@ -61,4 +63,27 @@ TEST_CASE("opening another model while a subgraph lowers drops the lowering", "[
   QTest::qWait(200);
   CHECK_FALSE(s.hasGir());  // GPT-2's subgraph never opens over the LayerNorm model
   CHECK(s.model().name == "layernorm");
+}
+
+TEST_CASE("Plans: the lowered planning shows a busy bar, and Cancel keeps the analytic rows", "[app][lowering]") {
+  auto w = test::makeWindow();
+  test::chooseTarget(w.get(), "cpu-host");
+  PlanTab* p = w->planTab();
+  QSignalSpy ready(p, &PlanTab::loweredPlansReady);
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("scenarios/models/bert_encoder.onnx"))));
+  REQUIRE(p->loweringPending());  // seconds of search for 17 subgraphs: still running here
+  w->tabs()->setCurrentWidget(p);
+  CHECK(p->planningBar()->isVisible());
+  CHECK(p->table()->rowCount() == 3);  // the analytic baselines, at once
+  p->cancelPlanning();
+  REQUIRE(ready.size() == 1);
+  CHECK_FALSE(ready.front().front().toBool());
+  CHECK_FALSE(p->planningBar()->isVisible());
+  CHECK_FALSE(p->loweringPending());
+  CHECK(p->noteText().contains("cancelled"));
+  for (int waited = 0; waited < 60000 && w->session().backgroundJobs() > 0; waited += 100) QTest::qWait(100);
+  QTest::qWait(200);
+  CHECK_FALSE(p->loweredPlans().has_value());  // the search's result was dropped
+  CHECK(p->table()->rowCount() == 3);
+  CHECK(ready.size() == 1);
 }
