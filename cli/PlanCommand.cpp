@@ -128,7 +128,7 @@ int runPlan(const CommandArgs& argv) {
       if (const auto* g = sp.find("gir"))
         text << "GIR (" << g->lowered.cost.kernels << " kernel(s), " << g->lowered.cost.dramBytes << " B), not compared: ";
       else
-        text << "not GIR: ";
+        text << (sp.failedPlanner == "gir" ? "not GIR: " : "not planned: ");
       text << sp.notCovered << "\n";
       continue;
     }

@@ -43,7 +43,8 @@ struct SubgraphPlans {
   // still planned.
   std::string notCovered;
   std::string failedPlanner;
-  bool isGir() const { return notCovered.empty() || (!failedPlanner.empty() && failedPlanner != "gir"); }
+  // Planned, or left out with the GIR planner's plan in hand (not when the GIR planner was not asked).
+  bool isGir() const { return notCovered.empty() || find("gir") != nullptr; }
   SearchStats search;                   // the GIR planner's search (all its searches summed)
   // Set when the request moved library boundaries: the adjusted preprocessing that owns *subgraph.
   std::shared_ptr<const compute::PreprocessResult> adjusted;

@@ -93,4 +93,10 @@ TEST_CASE("gir plan lists the subgraphs that do not lower and totals the others"
   CHECK(gir["covered_subgraphs"] == 2);
   REQUIRE(gir["not_covered"].size() == 1);
   CHECK(gir["not_covered"][0]["index"] == 1);
+  // A baseline alone: its failures are "not planned", not "not GIR" (the GIR planner was not asked).
+  std::string eager = runGir("plan " + model + " --planner eager", rc);
+  CHECK(rc == 0);
+  CHECK_THAT(eager, Catch::Contains("subgraph 0: 4 ops, minimal 4194304 B: not planned: eager plan: ") &&
+                        Catch::Contains("total over 1 of 3 subgraph(s)"));
+  CHECK(eager.find("not GIR") == std::string::npos);
 }
