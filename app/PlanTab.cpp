@@ -292,6 +292,8 @@ bool PlanTab::replanWhatIf() {
       return;
     }
     whatIfLowered_ = r->value();
+    if (lowered_)  // the lowered rows' changes, the GIR planner's first (the analytic lines have no GIR row)
+      for (const std::string& d : viz::plannerDifferences(*lowered_, *whatIfLowered_)) diffs_->addItem(QString::fromStdString(d));
     showCurrent();
     Q_EMIT whatIfLoweredReady(true);
   });

@@ -70,6 +70,20 @@ static std::string fmt(double v) {
   return buf;
 }
 
+std::vector<std::string> plannerDifferences(const ModelPlans& before, const ModelPlans& after) {
+  std::vector<std::string> out;
+  std::string how = before.lowered && after.lowered ? " (lowered)" : "";
+  for (const PlannerTotals& a : before.planners)
+    for (const PlannerTotals& b : after.planners) {
+      if (a.planner != b.planner) continue;
+      std::string who = a.planner + how;
+      if (a.kernels != b.kernels) out.push_back(who + ": kernels " + std::to_string(a.kernels) + " -> " + std::to_string(b.kernels));
+      if (a.dramBytes != b.dramBytes) out.push_back(who + ": DRAM bytes " + std::to_string(a.dramBytes) + " -> " + std::to_string(b.dramBytes));
+      if (a.modelledUs != b.modelledUs) out.push_back(who + ": modelled " + fmt(a.modelledUs) + " us -> " + fmt(b.modelledUs) + " us");
+    }
+  return out;
+}
+
 std::vector<std::string> whatIfDifferences(const compute::Graph& g, const compute::PreprocessResult& beforePre,
                                            const ModelPlans& before, const compute::PreprocessResult& afterPre,
                                            const ModelPlans& after) {
@@ -85,14 +99,7 @@ std::vector<std::string> whatIfDifferences(const compute::Graph& g, const comput
   }
   if (before.subgraphs != after.subgraphs)
     out.push_back("memory-bound subgraphs " + std::to_string(before.subgraphs) + " -> " + std::to_string(after.subgraphs));
-  for (size_t i = 0; i < before.planners.size() && i < after.planners.size(); ++i) {
-    const PlannerTotals& a = before.planners[i];
-    const PlannerTotals& b = after.planners[i];
-    if (a.kernels != b.kernels) out.push_back(a.planner + ": kernels " + std::to_string(a.kernels) + " -> " + std::to_string(b.kernels));
-    if (a.dramBytes != b.dramBytes)
-      out.push_back(a.planner + ": DRAM bytes " + std::to_string(a.dramBytes) + " -> " + std::to_string(b.dramBytes));
-    if (a.modelledUs != b.modelledUs) out.push_back(a.planner + ": modelled " + fmt(a.modelledUs) + " us -> " + fmt(b.modelledUs) + " us");
-  }
+  for (std::string& line : plannerDifferences(before, after)) out.push_back(std::move(line));
   if (out.empty()) out.push_back("no difference: the same decisions, plans and modelled times");
   return out;
 }

@@ -48,6 +48,9 @@ Expected<ModelPlans> planModel(const compute::Graph& g, const compute::Preproces
 // Every planner, the GIR planner first, lowered to GIR and validated (search/ModelPlanner.h; seconds).
 Expected<ModelPlans> planModelLowered(const compute::Graph& g, const compute::PreprocessResult& pre, const HardwareDesc& hw);
 
+// One line per planner figure (kernels, DRAM bytes, modelled time) that differs between two runs, planners
+// matched by name; lines of two lowered runs say "(lowered)".
+std::vector<std::string> plannerDifferences(const ModelPlans& before, const ModelPlans& after);
 // One line per difference between two runs of the same model on two hardware descriptions.
 std::vector<std::string> whatIfDifferences(const compute::Graph& g, const compute::PreprocessResult& beforePre,
                                            const ModelPlans& before, const compute::PreprocessResult& afterPre,

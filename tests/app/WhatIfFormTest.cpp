@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <QDoubleSpinBox>
+#include <QListWidget>
 #include <QTableWidget>
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,10 @@ TEST_CASE("what-if fields: a form edit rewrites the JSON, the re-plan keeps the 
   const auto& edited = p->whatIfLoweredPlans()->planners.front();
   CHECK(edited.planner == "gir");
   CHECK(edited.modelledUs > base.modelledUs);
+  // "What changed" now names the GIR row's change too, once the lowered what-if lands.
+  bool girLine = false;
+  for (int i = 0; i < p->differences()->count(); ++i) girLine |= p->differences()->item(i)->text().startsWith("gir (lowered): modelled ");
+  CHECK(girLine);
   CHECK(w->session().hardware().dramBandwidthGBs() == Approx(2 * half));  // untouched
   w->tabs()->setCurrentWidget(p);
   test::saveScreenshot(w.get(), "plans_whatif_form");
