@@ -33,6 +33,9 @@ void GraphCanvas::resizeEvent(QResizeEvent* e) {
 GraphCanvas::~GraphCanvas() {
   if (pending_) pending_->store(true);
   if (watcher_) watcher_->waitForFinished();
+  // The scene is a child, deleted after this destructor: clearing a selection then emits
+  // selectionChanged into a canvas that no longer exists (ASan, with a node selected at close).
+  scene()->disconnect(this);
 }
 
 void GraphCanvas::showGraph(viz::VizGraph g, bool keepExpanded) {
