@@ -13,9 +13,7 @@ static std::string fixed2(double v) {
 
 // "name f32[2,3]": a tensor as the find box and the inspector show it.
 static std::string tensorText(const compute::Tensor& t) {
-  std::string s = t.name + " " + std::string(compute::dtypeName(t.dtype)) + "[";
-  for (size_t d = 0; d < t.dims.size(); ++d) s += (d ? "," : "") + std::to_string(t.dims[d]);
-  return s + "]";
+  return t.name + " " + std::string(compute::dtypeName(t.dtype)) + compute::dimsToString(t.dims);
 }
 
 static std::string tensorsText(const compute::Graph& g, const std::vector<compute::TensorId>& ids) {
