@@ -37,6 +37,8 @@ Expected<Loaded> loadKernel(const std::string& path, const std::string& targetOv
 }
 
 nlohmann::json statsJson(const InsertStats& s) {
+  nlohmann::json portfolio = nlohmann::json::array();
+  for (const auto& e : s.portfolio) portfolio.push_back({{"name", e.name}, {"cycles", e.cycles}});
   return {{"deps", s.deps},
           {"virtual_ids", s.virtualIds},
           {"max_virtual_per_pair", s.maxVirtualPerPair},
@@ -48,14 +50,9 @@ nlohmann::json statsJson(const InsertStats& s) {
           {"insertion_ms", s.millis},
           {"flag_cycles", s.flagCycles},
           {"barrier_all_cycles", s.barrierAllCycles},
-          {"kept_barrier_all", s.keptBarrierAll}};
-}
-
-// Which placement was kept and why (docs/ascend.md, "Never slower than barrier-all").
-std::string choiceText(const InsertStats& s) {
-  auto cycles = [](double c) { return std::to_string(static_cast<int64_t>(c)); };
-  std::string both = " (nominal cycles: flags " + cycles(s.flagCycles) + ", barrier-all " + cycles(s.barrierAllCycles) + ")\n";
-  return s.keptBarrierAll ? "kept: barrier-all, faster than the flag placement" + both : "kept: the flag placement" + both;
+          {"kept_barrier_all", s.keptBarrierAll},
+          {"kept", s.kept},
+          {"portfolio", portfolio}};
 }
 
 std::string statsText(const InsertStats& s) {
@@ -63,7 +60,7 @@ std::string statsText(const InsertStats& s) {
          std::to_string(s.maxVirtualPerPair) + " per pipe pair, " + std::to_string(s.maxLiveVirtual) +
          " live at once)\nphysical IDs: " + std::to_string(s.physicalMaxPerPair) + " on the busiest pipe pair\nmerges: " +
          std::to_string(s.merges) + ", reverse pairs: " + std::to_string(s.reversePairs) +
-         ", barriers: " + std::to_string(s.barriers) + "\ninsertion time: " + std::to_string(s.millis) + " ms\n" + choiceText(s);
+         ", barriers: " + std::to_string(s.barriers) + "\ninsertion time: " + std::to_string(s.millis) + " ms\n" + portfolioText(s);
 }
 
 }  // namespace
@@ -90,7 +87,8 @@ int runAscendSync(const CommandArgs& argv) {
   opt.flags = k->target.flags;
   opt.keepDumps = !stage.empty();
   opt.mergeVirtual = opt.removeRedundant = baseline.empty();
-  if (baseline.empty()) opt.target = &k->target;
+  opt.target = &k->target;
+  if (!baseline.empty()) opt.variant = paperRulesVariant();
   auto res = insertSync(k->prog, opt);
   if (!res) {
     std::cerr << res.error().str() << "\n";

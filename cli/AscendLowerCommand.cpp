@@ -127,7 +127,7 @@ int runAscendLower(const CommandArgs& argv) {
   const InsertStats& is = run->inserted.stats;
   std::string summary = formatOracleReport(rep, run->lowering.program.name) + "  insertion: " + std::to_string(is.deps) +
                         " dependencies, " + std::to_string(is.virtualIds) + " virtual IDs, " + std::to_string(is.physicalMaxPerPair) +
-                        " physical on the busiest pipe pair, " + std::to_string(is.millis) + " ms\n";
+                        " physical on the busiest pipe pair, " + std::to_string(is.millis) + " ms\n  " + portfolioText(is);
   AsckLowering shown = run->lowering;
   shown.program = run->inserted.output;
   if (auto st = writeOutput(args->option("o"), printLowering(shown)); !st) return reportBadInput(st.error());

@@ -25,8 +25,11 @@ struct Assignment {
   std::vector<std::string> log;
 };
 
-// paths: branch decisions of the representative runs the happens-before check looks at.
-Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths);
+// paths: branch decisions of the representative runs the happens-before check looks at. When no ID
+// keeps every wait before the next set, fewestReversePairs takes the ID with the fewest unordered
+// pairs (a free one costs only the flag's own), else the first (docs/ascend.md, "The portfolio").
+Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths,
+                          bool fewestReversePairs = true);
 
 // The happen-before check again on the physical program over a larger set of runs (the oracle's
 // judgement of robustness for flags): unordered (wait pid, next set pid) pairs. interferes: two flags

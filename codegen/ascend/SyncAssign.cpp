@@ -60,7 +60,8 @@ std::vector<RunView> buildRuns(const Program& m, const std::vector<std::vector<c
 
 }  // namespace
 
-Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths) {
+Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths,
+                          bool fewestReversePairs) {
   Assignment out;
   out.color.assign(plan.flags.size(), -1);
   std::string error;
@@ -91,8 +92,10 @@ Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const s
         if (k == Check::Unordered) worst = k;
       }
       if (worst == Check::Ok) chosen = c;
-      if (worst == Check::Unordered && chosenBad.empty() && out.color[v] < 0) {
-        out.color[v] = c;  // remembered fallback
+      // Fallback: the ID needing the fewest reverse pairs. A free ID costs only the flag's own
+      // unordered pairs; sharing one also serialises it with the other users.
+      if (worst == Check::Unordered && (out.color[v] < 0 || (fewestReversePairs && bad.size() < chosenBad.size()))) {
+        out.color[v] = c;
         chosenBad = bad;
       }
     }

@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
+#include "codegen/ascend/AsckOracle.h"
 #include "codegen/ascend/AsckPrinter.h"
 #include "codegen/ascend/AsckSimulator.h"
 #include "codegen/ascend/AsckTrace.h"
@@ -70,6 +73,12 @@ void countVirtual(const SyncPlan& plan, InsertStats& st) {
     }
 }
 
+// Insertion time: the whole portfolio, with the dumps' rendering when they were asked for.
+Expected<InsertResult> finish(InsertResult res, std::chrono::steady_clock::time_point t0) {
+  res.stats.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
 Program finalProgram(const ProgramIndex& ix, SyncPlan plan, const Assignment& a, InsertStats& st) {
   std::map<std::pair<int, int>, std::set<int>> used;
   for (auto& s : plan.syncs) {
@@ -84,7 +93,8 @@ Program finalProgram(const ProgramIndex& ix, SyncPlan plan, const Assignment& a,
 // Stages merge and physical: decide on a few representative runs, accept only what every judged run
 // confirms. Two rounds of reverse pairs (rolled back if they deadlock), then barriers, which never disturb
 // the assignment. afterFirstMerge renders the merge dump before any reverse pair exists.
-Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags, InsertStats& st,
+Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags,
+                       bool fewestReversePairs, InsertStats& st,
                        std::vector<std::string>& mergeLog, std::vector<std::string>& physLog,
                        const std::function<void()>& afterFirstMerge) {
   auto paths = pathSet(ix.program(), 16, 8);
@@ -98,7 +108,7 @@ Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, Syn
       st.merges += static_cast<int>(ml.size());
       mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
       if (round == 0) afterFirstMerge();
-      a = assignPhysical(ix, plan, flags, paths);
+      a = assignPhysical(ix, plan, flags, paths, fewestReversePairs);
       physLog.insert(physLog.end(), a.log.begin(), a.log.end());
     }
     bool interferes = false;
@@ -122,47 +132,31 @@ Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, Syn
   return a;
 }
 
-// Nominal cycles of a program, the mean of its all-then and all-else runs.
-double nominalCycles(const Program& p, const Target& t) {
-  double sum = 0;
-  for (bool then : {true, false}) sum += static_cast<double>(simulate(buildTrace(p, t, [then] { return then; }), t.syncCost, nullptr).makespan);
-  return sum / 2;
+// A candidate's figures: the oracle's paths (the same ones `gir ascend-sim` judges on) at nominal
+// latencies only, so the kept output is never slower than barrier-all by the oracle's own measure.
+OracleReport nominalFigures(const Program& p, const Target& t) {
+  OracleOptions o = normativeOracleOptions();
+  o.latencySeeds = 0;
+  o.robust = false;
+  return runOracle(p, t, o);
 }
 
-// The portfolio: flags only where they beat a barrier after every pipe change, which is always
-// correct (a plan whose merges demote hundreds of flags to barriers can lose to it).
-void keepFaster(const Program& normalized, const Target& t, InsertResult& res) {
-  res.stats.flagCycles = nominalCycles(res.output, t);
-  Program barriers = barrierAllBaseline(normalized);
-  res.stats.barrierAllCycles = nominalCycles(barriers, t);
-  if (res.stats.barrierAllCycles >= res.stats.flagCycles) return;
-  res.output = std::move(barriers);
-  res.stats.keptBarrierAll = true;
-}
-
-}  // namespace
-
-Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt) {
+// One pass of the heuristic, stage by stage, with a dump after each when asked.
+Expected<InsertResult> runVariant(const Program& norm, const InsertOptions& opt, const InsertVariant& v) {
   InsertResult res;
-  auto t0 = std::chrono::steady_clock::now();
-  double dumpMs = 0;
   auto dump = [&](const std::string& name, auto&& make) {
-    if (!opt.keepDumps) return;
-    auto a = std::chrono::steady_clock::now();
-    res.dumps.push_back({name, make()});
-    dumpMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+    if (opt.keepDumps) res.dumps.push_back({name, make()});
   };
-  Program norm = normalizeCfg(input);
   ProgramIndex ix(norm);
   std::vector<Dep> deps = analyzeDeps(ix);
   res.stats.deps = static_cast<int>(deps.size());
   dump("deps", [&] { return dumpDeps(ix, deps); });
   SyncPlan plan;
   dump("normalize", [&] { return render(ix, plan, "normalize", {"every if has an else; loops: preheader/exit = slots around them"}); });
-  insertVirtual(ix, deps, plan);
+  insertVirtual(ix, deps, plan, v.liftIfs);
   dump("virtual", [&] { return render(ix, plan, "virtual", {}); });
   std::vector<std::string> removed;
-  if (opt.removeRedundant) removed = removeRedundant(ix, plan);
+  if (opt.removeRedundant) removed = removeRedundant(ix, plan, v.coverCross);
   countVirtual(plan, res.stats);
   dump("redundant", [&] { return render(ix, plan, "redundant", removed); });
   auto parityLog = fixParity(ix, plan);
@@ -172,17 +166,97 @@ Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt
     return makeError("one flag per dependency needs " + std::to_string(res.stats.maxLiveVirtual) +
                      " live flags on one pipe pair; the target has " + std::to_string(opt.flags));
   std::vector<std::string> mergeLog, physLog;
-  Assignment a = allocateIds(ix, deps, plan, opt.flags, res.stats, mergeLog, physLog,
+  Assignment a = allocateIds(ix, deps, plan, opt.flags, v.fewestReversePairs, res.stats, mergeLog, physLog,
                              [&] { dump("merge", [&] { return render(ix, plan, "merge", mergeLog); }); });
   res.output = finalProgram(ix, plan, a, res.stats);
-  if (opt.target) keepFaster(norm, *opt.target, res);
-  res.stats.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - dumpMs;
   dump("physical", [&] {
-    std::string head = "# stage physical\n";
+    std::string head = "# stage physical (variant: " + v.name + ")\n";
     for (const auto& l : physLog) head += "# " + l + "\n";
     return head + printAsck(res.output);
   });
   return res;
+}
+
+// Past this many dependencies only the first variant runs: a fused transformer block (thousands of
+// merges) takes seconds per pass.
+constexpr int kPortfolioMaxDeps = 2000;
+
+}  // namespace
+
+const std::vector<InsertVariant>& insertVariants() {
+  static const std::vector<InsertVariant> v = {
+      {"cross-iteration cover, fewest reverse pairs", true, true, false},
+      {"cross-iteration cover, fewest reverse pairs, lifted out of ifs", true, true, true},
+      {"cross-iteration cover, first ID", true, false, false},
+      {"forward cover only, first ID (the paper's rules)", false, false, false},
+  };
+  return v;
+}
+
+int paperRulesVariant() { return static_cast<int>(insertVariants().size()) - 1; }
+
+std::string portfolioText(const InsertStats& s) {
+  auto cycles = [](double c) { return std::to_string(static_cast<int64_t>(c + 0.5)); };
+  std::string out = "kept: " + s.kept;
+  std::string others;
+  for (const auto& e : s.portfolio) {
+    if (e.name == s.kept) out += " (" + cycles(e.cycles) + " nominal cycles)";
+    else others += (others.empty() ? "" : "; ") + e.name + " " + (e.correct ? cycles(e.cycles) : "failed the oracle");
+  }
+  if (!others.empty()) out += "\n  also simulated: " + others;
+  if (!s.portfolioNote.empty()) out += "\n  " + s.portfolioNote;
+  return out + "\n";
+}
+
+// The portfolio (docs/ascend.md, "The portfolio"): each variant of the heuristic, then barrier-all,
+// which is always correct; the fewest nominal cycles wins, ties to the earlier candidate.
+Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt) {
+  auto t0 = std::chrono::steady_clock::now();
+  Program norm = normalizeCfg(input);
+  const Target defaults;
+  const Target& t = opt.target ? *opt.target : defaults;
+  std::optional<InsertResult> best;
+  std::vector<PortfolioEntry> entries;
+  std::string note;
+  const auto& variants = insertVariants();
+  if (opt.variant >= static_cast<int>(variants.size())) return makeError("no insertion variant " + std::to_string(opt.variant));
+  double barrierAll = 0;
+  for (size_t k = 0; k < variants.size(); ++k) {
+    const InsertVariant& v = variants[k];
+    if (opt.variant >= 0 && opt.variant != static_cast<int>(k)) continue;
+    auto res = runVariant(norm, opt, v);
+    if (!res) return res.takeError();
+    res->stats.kept = v.name;
+    if (opt.variant >= 0) return finish(std::move(*res), t0);
+    OracleReport fig = nominalFigures(res->output, t);
+    barrierAll = fig.barrierAllMean;
+    entries.push_back({v.name, fig.cyclesMean, fig.correct});
+    res->stats.flagCycles = fig.cyclesMean;
+    if (fig.correct && (!best || fig.cyclesMean < best->stats.flagCycles)) best = std::move(*res);
+    if (res->stats.deps > kPortfolioMaxDeps) {
+      note = "other variants skipped: " + std::to_string(res->stats.deps) + " dependencies (more than " +
+             std::to_string(kPortfolioMaxDeps) + ")";
+      break;
+    }
+  }
+  if (!best) {  // no variant passed the oracle: barrier-all, which always does
+    auto res = runVariant(norm, opt, variants.front());
+    if (!res) return res.takeError();
+    best = std::move(*res);
+    best->stats.flagCycles = std::numeric_limits<double>::infinity();
+  }
+  InsertResult res = std::move(*best);
+  res.stats.barrierAllCycles = barrierAll;
+  entries.push_back({"barrier-all", barrierAll, true});
+  if (barrierAll < res.stats.flagCycles) {
+    res.output = barrierAllBaseline(norm);
+    res.stats.keptBarrierAll = true;
+    res.stats.kept = "barrier-all";
+    if (opt.keepDumps) res.dumps.back().text = "# stage physical (barrier-all, faster than every flag placement)\n" + printAsck(res.output);
+  }
+  res.stats.portfolio = std::move(entries);
+  res.stats.portfolioNote = note;
+  return finish(std::move(res), t0);
 }
 
 static void barrierBlock(std::vector<Stmt>& b) {

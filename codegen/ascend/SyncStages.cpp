@@ -25,19 +25,36 @@ namespace {
 
 bool isLoop(const ProgramIndex& ix, int uid) { return ix.info(uid).stmt->kind == StmtKind::Loop; }
 
-// After uid, hoisted out of the outermost loop among path levels [from, end).
-Point afterLifted(const ProgramIndex& ix, int uid, size_t from) {
+// A statement a sync is hoisted out of: a loop, and with liftIfs an if as well.
+bool liftsOut(const ProgramIndex& ix, int uid, bool liftIfs) {
+  StmtKind k = ix.info(uid).stmt->kind;
+  return k == StmtKind::Loop || (liftIfs && k == StmtKind::If);
+}
+
+// After uid, hoisted out of the outermost lifted statement among path levels [from, end).
+Point afterLifted(const ProgramIndex& ix, int uid, size_t from, bool liftIfs) {
   const auto& path = ix.info(uid).path;
   for (size_t j = from; j + 1 < path.size(); ++j)
-    if (isLoop(ix, path[j])) return Point{ix.info(path[j]).block, ix.info(path[j]).index + 1, 10};
+    if (liftsOut(ix, path[j], liftIfs)) return Point{ix.info(path[j]).block, ix.info(path[j]).index + 1, 10};
   return Point{ix.info(uid).block, ix.info(uid).index + 1, 10};
 }
 
-Point beforeLifted(const ProgramIndex& ix, int uid, size_t from) {
+Point beforeLifted(const ProgramIndex& ix, int uid, size_t from, bool liftIfs) {
   const auto& path = ix.info(uid).path;
   for (size_t j = from; j + 1 < path.size(); ++j)
-    if (isLoop(ix, path[j])) return Point{ix.info(path[j]).block, ix.info(path[j]).index, 20};
+    if (liftsOut(ix, path[j], liftIfs)) return Point{ix.info(path[j]).block, ix.info(path[j]).index, 20};
   return Point{ix.info(uid).block, ix.info(uid).index, 20};
+}
+
+// True when uid sits inside an if that is itself inside a loop (its executions skip iterations).
+bool branchInsideLoop(const ProgramIndex& ix, int uid) {
+  const auto& path = ix.info(uid).path;
+  bool inLoop = false;
+  for (size_t j = 0; j + 1 < path.size(); ++j) {
+    if (inLoop && ix.info(path[j]).stmt->kind == StmtKind::If) return true;
+    inLoop = inLoop || isLoop(ix, path[j]);
+  }
+  return false;
 }
 
 // The outermost loop enclosing path level `level` of uid; -1 when none.
@@ -50,7 +67,7 @@ int outerLoop(const ProgramIndex& ix, int uid, size_t level) {
 
 }  // namespace
 
-void insertVirtual(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan) {
+void insertVirtual(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, bool liftIfs) {
   for (size_t k = 0; k < deps.size(); ++k) {
     const Dep& d = deps[k];
     Divergence dv = diverge(ix, d.src, d.dst);
@@ -60,12 +77,16 @@ void insertVirtual(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPla
     int vid = plan.newFlag(d.srcPipe, d.dstPipe, kind);
     VirtualFlag& f = plan.flags[vid];
     f.deps.push_back(static_cast<int>(k));
-    Point s = afterLifted(ix, d.src, dv.level);
-    Point w = beforeLifted(ix, d.dst, dv.level);
+    // Mutually unreachable ends share their if: nothing below the divergence is lifted for them.
+    bool lift = liftIfs && kind != VKind::Unreachable;
+    Point s = afterLifted(ix, d.src, dv.level, lift);
+    Point w = beforeLifted(ix, d.dst, dv.level, lift);
     // Only iterations two or more apart conflict (ping-pong by modulo indices): the wait may come right
     // after dst, consuming the previous iteration's set, so dst runs one iteration ahead of src.
-    if (kind == VKind::Cross && d.minDistance >= 2) {
-      w = afterLifted(ix, d.dst, dv.level);
+    // Unsound under an if inside the loop: the next execution of dst is then not the next iteration's
+    // (masked_grid_2d: a relu at j=1 and the load at j=3 into the same tile are consecutive executions).
+    if (kind == VKind::Cross && d.minDistance >= 2 && !branchInsideLoop(ix, d.src) && !branchInsideLoop(ix, d.dst)) {
+      w = afterLifted(ix, d.dst, dv.level, lift);
       w.order = 20;
     }
     plan.add(s, SyncKind::Set, f);
@@ -84,6 +105,8 @@ void insertVirtual(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPla
 
 // Each flag's set and wait when it has exactly one of each (placed once: removing a flag changes no
 // other flag's points), so the redundancy test below costs a lookup, not a scan of every sync.
+// A cross-iteration flag's own set and wait are its first two ops (insertVirtual adds them first); its
+// preheader set and exit wait are kept apart, they are the same for every cross flag of one loop.
 struct SinglePoints {
   std::vector<int> sets, waits;
   std::vector<Point> set, wait;
@@ -91,26 +114,38 @@ struct SinglePoints {
     for (const auto& s : plan.syncs) {
       if (s.vid < 0 || static_cast<size_t>(s.vid) >= plan.flags.size()) continue;
       bool isSet = s.op.kind == SyncKind::Set;
-      ++(isSet ? sets : waits)[s.vid];
-      (isSet ? set : wait)[s.vid] = s.at;
+      if (++(isSet ? sets : waits)[s.vid] == 1) (isSet ? set : wait)[s.vid] = s.at;
     }
   }
-  bool single(int vid) const { return sets[vid] == 1 && waits[vid] == 1; }
+  // Forward: one set, one wait. Cross: its own pair plus the loop's preheader set and exit wait.
+  bool coverCross = true;
+  bool coverable(const VirtualFlag& f) const {
+    if (f.kind == VKind::Forward) return sets[f.vid] == 1 && waits[f.vid] == 1;
+    return coverCross && f.kind == VKind::Cross && f.loop >= 0 && sets[f.vid] == 2 && waits[f.vid] == 2;
+  }
+  // A cross flag pairs its set of iteration k with its wait of iteration k+1, so it covers another only
+  // when both pair the same way: the same loop, own set and own wait in the same blocks as the other's.
+  bool sameShape(const VirtualFlag& a, const VirtualFlag& b) const {
+    if (a.kind != b.kind) return false;
+    if (a.kind == VKind::Forward) return true;
+    return a.loop == b.loop && set[a.vid].block == set[b.vid].block && wait[a.vid].block == wait[b.vid].block;
+  }
 };
 
-std::vector<std::string> removeRedundant(const ProgramIndex& ix, SyncPlan& plan) {
+std::vector<std::string> removeRedundant(const ProgramIndex& ix, SyncPlan& plan, bool coverCross) {
   std::vector<std::string> log;
   SinglePoints pts(plan);
+  pts.coverCross = coverCross;
   // Flags by pipe pair, in flag order: only flags of one pair can cover each other.
   std::map<std::pair<Pipe, Pipe>, std::vector<int>> byPair;
   for (const auto& f : plan.flags)
-    if (f.kind == VKind::Forward) byPair[{f.src, f.dst}].push_back(f.vid);
+    if (f.kind == VKind::Forward || f.kind == VKind::Cross) byPair[{f.src, f.dst}].push_back(f.vid);
   for (auto& b : plan.flags) {
-    if (!b.alive || b.kind != VKind::Forward || !pts.single(b.vid)) continue;
+    if (!b.alive || !pts.coverable(b)) continue;
     const Point &sb = pts.set[b.vid], &wb = pts.wait[b.vid];
     for (int av : byPair[{b.src, b.dst}]) {
       const auto& a = plan.flags[av];
-      if (a.vid == b.vid || !a.alive || !pts.single(a.vid)) continue;
+      if (a.vid == b.vid || !a.alive || !pts.coverable(a) || !pts.sameShape(a, b)) continue;
       const Point &sa = pts.set[a.vid], &wa = pts.wait[a.vid];
       bool sameS = samePoint(sa, sb), sameW = samePoint(wa, wb);
       if (sameS && sameW && a.vid > b.vid) continue;  // identical: keep the first

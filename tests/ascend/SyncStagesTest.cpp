@@ -15,6 +15,7 @@ std::string stage(const std::string& kernel, const std::string& name, int flags 
   InsertOptions opt;
   opt.flags = flags;
   opt.keepDumps = true;
+  opt.variant = 0;  // the stages of one pass (the portfolio would show the kept variant's)
   auto res = insertSync(in, opt);
   REQUIRE(res.ok());
   for (const auto& d : res->dumps)
