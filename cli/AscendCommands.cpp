@@ -1,6 +1,7 @@
 // `gir ascend-sync` (set/wait insertion, stage dumps, figures) and `gir ascend-sim` (the oracle).
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "codegen/ascend/AsckPrinter.h"
 #include "codegen/ascend/AsckValidator.h"
 #include "codegen/ascend/SyncInsertion.h"
+#include "codegen/ascend/SyncOptimal.h"
 
 namespace gir::cli {
 
@@ -55,6 +57,22 @@ nlohmann::json statsJson(const InsertStats& s) {
           {"portfolio", portfolio}};
 }
 
+nlohmann::json optimumJson(const OptimalResult& r, int ids) {
+  return {{"ids", ids},         {"cycles", r.cycles},         {"proved", r.proved},    {"reason", r.reason},
+          {"best", r.best},     {"candidates", r.leaves},     {"bounded", r.bounded},  {"infeasible", r.infeasible},
+          {"flags", r.flagsSearched}, {"shared_ids", r.sharedIds}, {"ms", r.millis}};
+}
+
+nlohmann::json gapJson(const GapReport& g) {
+  return {{"heuristic_cycles", g.heuristic},
+          {"gap", g.gap()},
+          {"paths", g.optimum.paths},
+          {"barrier_all_cycles", g.optimum.barrierAll},
+          {"ideal_cycles", g.optimum.ideal},
+          {"optimum", optimumJson(g.optimum, g.ids)},
+          {"other_optimum", optimumJson(g.otherOptimum, g.otherIds)}};
+}
+
 std::string statsText(const InsertStats& s) {
   return "dependencies: " + std::to_string(s.deps) + "\nvirtual IDs: " + std::to_string(s.virtualIds) + " (max " +
          std::to_string(s.maxVirtualPerPair) + " per pipe pair, " + std::to_string(s.maxLiveVirtual) +
@@ -66,11 +84,11 @@ std::string statsText(const InsertStats& s) {
 }  // namespace
 
 int runAscendSync(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"o", "stage", "target", "baseline"}, {"stats", "json"});
+  auto args = parseArgs(argv, {"o", "stage", "target", "baseline"}, {"stats", "json", "optimal"});
   if (!args) return reportBadInput(args.error());
   if (args->positional.size() != 1)
     return reportBadInput(makeError("usage: gir ascend-sync IN.asck [-o OUT.asck] [--stage NAME] [--stats] [--json] "
-                                    "[--target ascend910|ascend910b] [--baseline barrier-all|flag-per-dep]"));
+                                    "[--target ascend910|ascend910b] [--baseline barrier-all|flag-per-dep] [--optimal]"));
   auto k = loadKernel(args->positional[0], args->option("target"), true);
   if (!k) return reportBadInput(k.error());
   std::string stage = args->option("stage"), baseline = args->option("baseline");
@@ -97,15 +115,25 @@ int runAscendSync(const CommandArgs& argv) {
   std::string text = printAsck(res->output);
   for (const auto& d : res->dumps)
     if (d.name == stage) text = d.text;
-  if (args->has("stats") || args->has("json")) {
+  if (args->has("stats") || args->has("json") || args->has("optimal")) {
     OracleReport rep = runOracle(res->output, k->target, normativeOracleOptions());
+    std::optional<GapReport> gap;
+    if (args->has("optimal")) {
+      auto g = measureGap(k->prog, res->output, k->target);
+      if (!g) {
+        std::cerr << g.error().str() << "\n";
+        return kExitFinding;
+      }
+      gap = std::move(*g);
+    }
     if (args->has("json")) {
       nlohmann::json j = nlohmann::json::parse(oracleReportJson(rep, k->prog.name));
       j["insertion"] = statsJson(res->stats);
       j["target"] = k->target.name;
+      if (gap) j["optimal"] = gapJson(*gap);
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << statsText(res->stats) << formatOracleReport(rep, k->prog.name);
+      std::cout << statsText(res->stats) << formatOracleReport(rep, k->prog.name) << (gap ? gapText(*gap) : "");
     }
     if (args->hasOption("o")) {
       auto st = writeOutput(args->option("o"), text);

@@ -3,6 +3,8 @@
 // every wait of the previous user of an ID happens before the next set (else a reverse set/wait pair).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,18 @@ namespace gir::ascend {
 // before the combined wait); when no pair can merge, the flag is replaced by pipe_barrier ALL at its waits.
 std::vector<std::string> mergeUntilFits(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int n);
 
+// One decision of the exact search (SyncOptimal.h) about a flag: keep it, merge it into an earlier kept
+// flag of its pipe pair (the merge rule's placement), or replace it by pipe_barrier ALL at its waits.
+struct GroupDecision {
+  int vid = 0;
+  int into = -1;
+  bool barrier = false;
+};
+
+// Applies the decisions in order; false when a merge cannot be placed (then the plan is half edited).
+bool applyGroupDecisions(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan,
+                         const std::vector<GroupDecision>& decisions, std::vector<std::string>& log);
+
 // Highest number of flags of one pipe pair live at one point.
 int maxLive(const ProgramIndex& ix, const SyncPlan& plan);
 
@@ -25,11 +39,34 @@ struct Assignment {
   std::vector<std::string> log;
 };
 
-// paths: branch decisions of the representative runs the happens-before check looks at. When no ID
-// keeps every wait before the next set, fewestReversePairs takes the ID with the fewest unordered
-// pairs (a free one costs only the flag's own), else the first (docs/ascend.md, "The portfolio").
+// How IDs are chosen (docs/ascend.md, "The portfolio" and "The exact search").
+struct IdPolicy {
+  // When no ID keeps every wait before the next set: the ID with the fewest unordered pairs (a free one
+  // costs only the flag's own), else the first.
+  bool fewestReversePairs = true;
+  // A pipe pair with at most n flags gives each its own ID (sharing only adds orderings).
+  bool distinctWhenFits = false;
+};
+
+// The plan with each flag's physical ID from the assignment, as a program.
+Program materializePhysical(const ProgramIndex& ix, SyncPlan plan, const Assignment& a);
+
+// paths: branch decisions of the representative runs the happens-before check looks at.
 Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths,
-                          bool fewestReversePairs = true);
+                          const IdPolicy& policy = {});
+
+// All whole-run paths when there are at most `limit`, else all-then, all-else and `samples` seeded random ones.
+std::vector<std::vector<char>> representativePaths(const Program& p, int64_t limit, int samples);
+
+struct AllocCounts {
+  int merges = 0, reversePairs = 0, rounds = 0;
+};
+
+// Stages merge and physical: mergeUntilFits, assignPhysical, then reverse pairs until every judged run
+// orders each wait before the next set of its ID. afterFirstMerge renders the merge dump.
+Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags,
+                       const IdPolicy& policy, AllocCounts& counts, std::vector<std::string>& mergeLog,
+                       std::vector<std::string>& physLog, const std::function<void()>& afterFirstMerge);
 
 // The happen-before check again on the physical program over a larger set of runs (the oracle's
 // judgement of robustness for flags): unordered (wait pid, next set pid) pairs. interferes: two flags

@@ -1,6 +1,8 @@
 // Physical IDs by greedy colouring in walk order, with the happen-before check on representative runs.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <random>
 #include <set>
 
 #include "codegen/ascend/AsckSimulator.h"
@@ -61,7 +63,7 @@ std::vector<RunView> buildRuns(const Program& m, const std::vector<std::vector<c
 }  // namespace
 
 Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const std::vector<std::vector<char>>& paths,
-                          bool fewestReversePairs) {
+                          const IdPolicy& policy) {
   Assignment out;
   out.color.assign(plan.flags.size(), -1);
   std::string error;
@@ -76,11 +78,16 @@ Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const s
   for (const auto& [v, r] : first) order.push_back(v);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return first[a] < first[b]; });
   std::map<std::tuple<int, int, int>, std::vector<int>> users;  // (src, dst, id) -> vids
+  std::map<std::pair<int, int>, int> perPair, assigned;  // flags of a pipe pair; how many have an ID
+  for (int v : order) ++perPair[{static_cast<int>(plan.flags[v].src), static_cast<int>(plan.flags[v].dst)}];
   for (int v : order) {
     const VirtualFlag& f = plan.flags[v];
+    std::pair<int, int> pair{static_cast<int>(f.src), static_cast<int>(f.dst)};
+    int only = policy.distinctWhenFits && perPair[pair] <= n ? assigned[pair]++ : -1;
     int chosen = -1;
     std::vector<std::pair<int, int>> chosenBad;
     for (int c = 0; c < n && chosen < 0; ++c) {
+      if (only >= 0 && c != only) continue;
       auto key = std::make_tuple(static_cast<int>(f.src), static_cast<int>(f.dst), c);
       std::vector<int> vids = users[key];
       vids.push_back(v);
@@ -94,7 +101,7 @@ Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const s
       if (worst == Check::Ok) chosen = c;
       // Fallback: the ID needing the fewest reverse pairs. A free ID costs only the flag's own
       // unordered pairs; sharing one also serialises it with the other users.
-      if (worst == Check::Unordered && (out.color[v] < 0 || (fewestReversePairs && bad.size() < chosenBad.size()))) {
+      if (worst == Check::Unordered && (out.color[v] < 0 || (policy.fewestReversePairs && bad.size() < chosenBad.size()))) {
         out.color[v] = c;
         chosenBad = bad;
       }
@@ -120,13 +127,16 @@ Assignment assignPhysical(const ProgramIndex& ix, SyncPlan& plan, int n, const s
   return out;
 }
 
+Program materializePhysical(const ProgramIndex& ix, SyncPlan plan, const Assignment& a) {
+  for (auto& s : plan.syncs)
+    if (s.vid >= 0) s.op.id = a.color[s.vid];
+  return materialize(ix, plan);
+}
+
 std::vector<std::pair<int, int>> verifyPhysical(const ProgramIndex& ix, const SyncPlan& plan, const Assignment& a,
                                                const std::vector<std::vector<char>>& paths, bool& interferes) {
   interferes = false;
-  SyncPlan phys = plan;
-  for (auto& s : phys.syncs)
-    if (s.vid >= 0) s.op.id = a.color[s.vid];
-  Program m = materialize(ix, phys);
+  Program m = materializePhysical(ix, plan, a);
   std::string error;
   auto runs = buildRuns(m, paths, error);
   std::vector<std::pair<int, int>> bad;
@@ -222,6 +232,77 @@ std::vector<std::string> insertReversePairs(const ProgramIndex& ix, SyncPlan& pl
   }
   fixParity(ix, plan);
   return log;
+}
+
+std::vector<std::vector<char>> representativePaths(const Program& p, int64_t limit, int samples) {
+  Target t;
+  auto record = [&](std::function<bool()> pick) {
+    std::vector<char> d;
+    buildTrace(p, t, [&] { bool v = pick(); d.push_back(v); return v; });
+    return d;
+  };
+  std::vector<std::vector<char>> out;
+  if (countPaths(p.body, limit) <= limit) {
+    std::vector<char> d = record([] { return true; });
+    out.push_back(d);
+    while (true) {
+      while (!d.empty() && !d.back()) d.pop_back();
+      if (d.empty()) break;
+      d.back() = 0;
+      size_t pos = 0;
+      std::vector<char> prefix = d;
+      d = record([&] { return pos < prefix.size() ? prefix[pos++] != 0 : true; });
+      out.push_back(d);
+    }
+    return out;
+  }
+  out.push_back(record([] { return true; }));
+  out.push_back(record([] { return false; }));
+  std::mt19937_64 rng(42);
+  for (int k = 0; k < samples; ++k) out.push_back(record([&] { return (rng() & 1) != 0; }));
+  return out;
+}
+
+
+// Decide on a few representative runs, accept only what every judged run confirms. Two rounds of
+// reverse pairs (rolled back if they deadlock), then barriers, which never disturb the assignment.
+Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags,
+                       const IdPolicy& policy, AllocCounts& st,
+                       std::vector<std::string>& mergeLog, std::vector<std::string>& physLog,
+                       const std::function<void()>& afterFirstMerge) {
+  auto paths = representativePaths(ix.program(), 16, 8);
+  auto judged = representativePaths(ix.program(), 256, 64);
+  const int reverseRounds = 2;
+  Assignment a;
+  for (int round = 0; round < reverseRounds + 3; ++round) {
+    st.rounds = round + 1;
+    if (round <= reverseRounds) {
+      auto ml = mergeUntilFits(ix, deps, plan, flags);
+      st.merges += static_cast<int>(ml.size());
+      mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
+      if (round == 0) afterFirstMerge();
+      a = assignPhysical(ix, plan, flags, paths, policy);
+      physLog.insert(physLog.end(), a.log.begin(), a.log.end());
+    }
+    bool interferes = false;
+    auto unordered = a.unordered.empty() ? verifyPhysical(ix, plan, a, judged, interferes) : a.unordered;
+    if (interferes && paths.size() < judged.size()) {  // decide again, on every judged run
+      paths = judged;
+      round = std::min(round, reverseRounds - 1) - 1;
+      continue;
+    }
+    if (unordered.empty()) break;
+    SyncPlan before = plan;
+    auto rl = insertReversePairs(ix, plan, unordered, round >= reverseRounds);
+    if (round < reverseRounds && !runsComplete(ix, plan, judged)) {  // reverse pairs that deadlock: barriers instead
+      plan = before;
+      rl = insertReversePairs(ix, plan, unordered, true);
+    }
+    for (const auto& l : rl) st.reversePairs += l.rfind("reverse flag", 0) == 0;
+    physLog.insert(physLog.end(), rl.begin(), rl.end());
+    a.unordered.clear();
+  }
+  return a;
 }
 
 }  // namespace gir::ascend

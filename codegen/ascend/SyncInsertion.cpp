@@ -26,36 +26,6 @@ const std::vector<std::string>& insertionStages() {
 
 namespace {
 
-// All whole-run paths when there are at most `limit`, else all-then, all-else and `samples` seeded random ones.
-std::vector<std::vector<char>> pathSet(const Program& p, int64_t limit, int samples) {
-  Target t;
-  auto record = [&](std::function<bool()> pick) {
-    std::vector<char> d;
-    buildTrace(p, t, [&] { bool v = pick(); d.push_back(v); return v; });
-    return d;
-  };
-  std::vector<std::vector<char>> out;
-  if (countPaths(p.body, limit) <= limit) {
-    std::vector<char> d = record([] { return true; });
-    out.push_back(d);
-    while (true) {
-      while (!d.empty() && !d.back()) d.pop_back();
-      if (d.empty()) break;
-      d.back() = 0;
-      size_t pos = 0;
-      std::vector<char> prefix = d;
-      d = record([&] { return pos < prefix.size() ? prefix[pos++] != 0 : true; });
-      out.push_back(d);
-    }
-    return out;
-  }
-  out.push_back(record([] { return true; }));
-  out.push_back(record([] { return false; }));
-  std::mt19937_64 rng(42);
-  for (int k = 0; k < samples; ++k) out.push_back(record([&] { return (rng() & 1) != 0; }));
-  return out;
-}
-
 std::string render(const ProgramIndex& ix, const SyncPlan& plan, const std::string& stage,
                    const std::vector<std::string>& log) {
   std::string head = "# stage " + stage + " (virtual IDs: flag numbers are unbounded)\n";
@@ -79,57 +49,14 @@ Expected<InsertResult> finish(InsertResult res, std::chrono::steady_clock::time_
   return res;
 }
 
-Program finalProgram(const ProgramIndex& ix, SyncPlan plan, const Assignment& a, InsertStats& st) {
+Program finalProgram(const ProgramIndex& ix, const SyncPlan& plan, const Assignment& a, InsertStats& st) {
   std::map<std::pair<int, int>, std::set<int>> used;
-  for (auto& s : plan.syncs) {
+  for (const auto& s : plan.syncs) {
     if (s.vid < 0) { ++st.barriers; continue; }
-    s.op.id = a.color[s.vid];
-    used[{static_cast<int>(s.op.src), static_cast<int>(s.op.dst)}].insert(s.op.id);
+    used[{static_cast<int>(s.op.src), static_cast<int>(s.op.dst)}].insert(a.color[s.vid]);
   }
   for (const auto& [k, ids] : used) st.physicalMaxPerPair = std::max(st.physicalMaxPerPair, static_cast<int>(ids.size()));
-  return materialize(ix, plan);
-}
-
-// Stages merge and physical: decide on a few representative runs, accept only what every judged run
-// confirms. Two rounds of reverse pairs (rolled back if they deadlock), then barriers, which never disturb
-// the assignment. afterFirstMerge renders the merge dump before any reverse pair exists.
-Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags,
-                       bool fewestReversePairs, InsertStats& st,
-                       std::vector<std::string>& mergeLog, std::vector<std::string>& physLog,
-                       const std::function<void()>& afterFirstMerge) {
-  auto paths = pathSet(ix.program(), 16, 8);
-  auto judged = pathSet(ix.program(), 256, 64);
-  const int reverseRounds = 2;
-  Assignment a;
-  for (int round = 0; round < reverseRounds + 3; ++round) {
-    st.rounds = round + 1;
-    if (round <= reverseRounds) {
-      auto ml = mergeUntilFits(ix, deps, plan, flags);
-      st.merges += static_cast<int>(ml.size());
-      mergeLog.insert(mergeLog.end(), ml.begin(), ml.end());
-      if (round == 0) afterFirstMerge();
-      a = assignPhysical(ix, plan, flags, paths, fewestReversePairs);
-      physLog.insert(physLog.end(), a.log.begin(), a.log.end());
-    }
-    bool interferes = false;
-    auto unordered = a.unordered.empty() ? verifyPhysical(ix, plan, a, judged, interferes) : a.unordered;
-    if (interferes && paths.size() < judged.size()) {  // decide again, on every judged run
-      paths = judged;
-      round = std::min(round, reverseRounds - 1) - 1;
-      continue;
-    }
-    if (unordered.empty()) break;
-    SyncPlan before = plan;
-    auto rl = insertReversePairs(ix, plan, unordered, round >= reverseRounds);
-    if (round < reverseRounds && !runsComplete(ix, plan, judged)) {  // reverse pairs that deadlock: barriers instead
-      plan = before;
-      rl = insertReversePairs(ix, plan, unordered, true);
-    }
-    for (const auto& l : rl) st.reversePairs += l.rfind("reverse flag", 0) == 0;
-    physLog.insert(physLog.end(), rl.begin(), rl.end());
-    a.unordered.clear();
-  }
-  return a;
+  return materializePhysical(ix, plan, a);
 }
 
 // A candidate's figures: the oracle's paths (the same ones `gir ascend-sim` judges on) at nominal
@@ -166,8 +93,12 @@ Expected<InsertResult> runVariant(const Program& norm, const InsertOptions& opt,
     return makeError("one flag per dependency needs " + std::to_string(res.stats.maxLiveVirtual) +
                      " live flags on one pipe pair; the target has " + std::to_string(opt.flags));
   std::vector<std::string> mergeLog, physLog;
-  Assignment a = allocateIds(ix, deps, plan, opt.flags, v.fewestReversePairs, res.stats, mergeLog, physLog,
+  AllocCounts counts;
+  Assignment a = allocateIds(ix, deps, plan, opt.flags, IdPolicy{v.fewestReversePairs, false}, counts, mergeLog, physLog,
                              [&] { dump("merge", [&] { return render(ix, plan, "merge", mergeLog); }); });
+  res.stats.merges = counts.merges;
+  res.stats.reversePairs = counts.reversePairs;
+  res.stats.rounds = counts.rounds;
   res.output = finalProgram(ix, plan, a, res.stats);
   dump("physical", [&] {
     std::string head = "# stage physical (variant: " + v.name + ")\n";

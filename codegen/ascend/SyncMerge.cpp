@@ -247,6 +247,21 @@ void shrinkGroup(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan&
 
 }  // namespace
 
+bool applyGroupDecisions(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan,
+                         const std::vector<GroupDecision>& decisions, std::vector<std::string>& log) {
+  Edits edits(plan);
+  for (const GroupDecision& d : decisions) {
+    if (d.barrier) {
+      demote(plan, d.vid, edits, log);
+    } else if (d.into >= 0) {
+      if (!plan.flags[d.into].alive || !tryMerge(ix, deps, plan, d.into, d.vid, isCross(plan.flags[d.into].kind), edits, log))
+        return false;
+    }
+  }
+  edits.apply(plan);
+  return true;
+}
+
 int maxLive(const ProgramIndex& ix, const SyncPlan& plan) {
   int best = 0;
   SlotTable slots(ix);

@@ -1,5 +1,6 @@
 // Seeded random kernels (loops, ifs with and without else, tiles by loop variable and modulo, cube and
-// vector pipes): the inserted output must pass the oracle with 1, 2, 4 and 8 flags per pipe pair.
+// vector pipes): the inserted output must pass the oracle with 1, 2, 4 and 8 flags per pipe pair, each
+// variant of the portfolio on its own too, and the exact search's bound must prune no optimum.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -10,6 +11,7 @@
 #include "codegen/ascend/AsckPrinter.h"
 #include "codegen/ascend/AsckValidator.h"
 #include "codegen/ascend/SyncInsertion.h"
+#include "codegen/ascend/SyncOptimal.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 
@@ -126,4 +128,53 @@ TEST_CASE("random kernels: inserted outputs pass the oracle for 1, 2, 4 and 8 fl
     }
   }
   WARN("random kernels not robust: " << notRobust << " of " << total);
+}
+
+TEST_CASE("random kernels: every variant of the portfolio passes the oracle on its own", "[ascend][fuzz]") {
+  Target t;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    std::string text = KernelGen(seed).make();
+    auto p = parseAsck(text, "fuzz.asck");
+    REQUIRE(p.ok());
+    for (int v = 0; v < static_cast<int>(insertVariants().size()); ++v) {
+      INFO("seed " << seed << ", variant " << insertVariants()[v].name << "\n" << text);
+      InsertOptions opt;
+      opt.variant = v;
+      auto res = insertSync(*p, opt);
+      REQUIRE(res.ok());
+      OracleReport r = runOracle(res->output, t, gir::test::quickOracle());
+      INFO(printAsck(res->output) << r.violation);
+      CHECK(r.correct);
+    }
+  }
+}
+
+// The branch and bound is exact only if its bound never cuts off a better candidate: with and without
+// the bound the search must find the same makespan.
+TEST_CASE("random kernels: the exact search's bound prunes no optimum", "[ascend][fuzz][optimal]") {
+  Target t;
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 60 && compared < 25; ++seed) {
+    auto p = parseAsck(KernelGen(seed).make(), "fuzz.asck");
+    REQUIRE(p.ok());
+    OptimalOptions opt;
+    opt.target = &t;
+    opt.maxFlags = 7;
+    opt.maxLeaves = 4000;
+    opt.sampledPaths = 8;
+    auto bounded = searchOptimal(*p, opt);
+    REQUIRE(bounded.ok());
+    if (!bounded->proved) continue;
+    opt.useBound = false;
+    auto full = searchOptimal(*p, opt);
+    REQUIRE(full.ok());
+    if (!full->proved) continue;
+    INFO("seed " << seed << "\n" << KernelGen(seed).make() << "\nbest:\n" << printAsck(bounded->output));
+    CHECK(bounded->cycles == full->cycles);
+    CHECK(bounded->leaves <= full->leaves);
+    CHECK(bounded->cycles <= bounded->barrierAll);
+    CHECK(bounded->cycles >= bounded->ideal);
+    ++compared;
+  }
+  CHECK(compared >= 10);
 }
