@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli/CliSupport.h"
 #include "tests/support/TestSupport.h"
 
@@ -105,4 +107,27 @@ TEST_CASE("ascend-sync shows stages, statistics and a baseline", "[cli][ascend]"
   CHECK(base.find("one flag per dependency needs") != std::string::npos);
   runGir("ascend-sync " + in + " --baseline barrier-all", code);
   CHECK(code == 0);
+}
+
+TEST_CASE("ascend-sync --optimal reports the kept candidate and the gap to the exact optimum", "[cli][ascend]") {
+  std::string kernel = test::sourcePath("tests/ascend/patterns/stencil3_ring4.asck");
+  int code = -1;
+  std::string out = runGir("ascend-sync " + kernel + " --optimal", code);
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("kept: cross-iteration cover") != std::string::npos);
+  CHECK(out.find("also simulated:") != std::string::npos);
+  CHECK(out.find("over the optimum with 4 IDs") != std::string::npos);
+  CHECK(out.find("optimum with 8 IDs") != std::string::npos);
+  CHECK(out.find(", proved") != std::string::npos);
+  std::string js = runGir("ascend-sync " + kernel + " --optimal --json", code);
+  INFO(js);
+  CHECK(code == 0);
+  auto j = nlohmann::json::parse(js.substr(js.find('{')));
+  CHECK(j["insertion"]["portfolio"].size() == 5);
+  CHECK(j["optimal"]["optimum"]["ids"] == 4);
+  CHECK(j["optimal"]["other_optimum"]["ids"] == 8);
+  CHECK(j["optimal"]["optimum"]["proved"] == true);
+  CHECK(j["optimal"]["gap"].get<double>() <= 0.10);
+  CHECK(j["optimal"]["ideal_cycles"].get<double>() <= j["optimal"]["optimum"]["cycles"].get<double>());
 }
