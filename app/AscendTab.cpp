@@ -16,6 +16,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/Session.h"
+#include "codegen/ascend/SyncOptimal.h"
 #include "core/AtomicFile.h"
 
 namespace gir::app {
@@ -33,6 +34,12 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setDragMode(QGraphicsView::ScrollHandDrag);
   view_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  gap_ = new QLabel(this);
+  gap_->setWordWrap(true);
+  gap_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  search_ = new QPushButton("Exact search: gap to the optimum", this);
+  search_->setToolTip("Branch and bound over merges and barriers with 4 and with 8 flag IDs (seconds on kernels with branches)");
+  connect(search_, &QPushButton::clicked, this, &AscendTab::runExactSearch);
   export_ = new QPushButton("Export Chrome trace (Perfetto)...", this);
   lower_ = new QPushButton("Lower the open GIR-Graph to Ascend", this);
   connect(lower_, &QPushButton::clicked, this, &AscendTab::lowerOpenGraph);
@@ -50,14 +57,20 @@ AscendTab::AscendTab(Session& session, QWidget* parent) : QWidget(parent), sessi
   top->addWidget(text_);
   top->setStretchFactor(1, 3);
   top->setSizes({220, 1200});
+  auto* timeline = new QWidget(this);
+  auto* timelineLayout = new QVBoxLayout(timeline);
+  timelineLayout->setContentsMargins(0, 0, 0, 0);
+  timelineLayout->addWidget(gap_);
+  timelineLayout->addWidget(view_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(top);
-  split->addWidget(view_);
+  split->addWidget(timeline);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(stats_);
   layout->addWidget(split, 1);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(lower_);
+  buttons->addWidget(search_);
   buttons->addWidget(export_);
   layout->addLayout(buttons);
   refresh();
@@ -95,11 +108,42 @@ void AscendTab::lowerOpenGraph() {
   }));
 }
 
+void AscendTab::runExactSearch() {
+  const auto* k = session_.ascend();
+  if (searching_ || !k || !k->inserted) return;
+  searching_ = true;
+  search_->setEnabled(false);
+  gap_->setText("exact search with " + QString::number(k->target.flags) + " and with " +
+                QString::number(k->target.flags == 4 ? 8 : 4) + " flag IDs...");
+  using Result = std::shared_ptr<Expected<GapReport>>;
+  auto* watcher = new QFutureWatcher<Result>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, version = kernelVersion_] {
+    watcher->deleteLater();
+    searching_ = false;
+    search_->setEnabled(session_.ascend() != nullptr && session_.ascend()->inserted);
+    Result r = watcher->result();
+    if (version != kernelVersion_) return;  // another kernel was opened meanwhile
+    if (!*r) {
+      gap_->setText("exact search failed: " + QString::fromStdString(r->error().str()).toHtmlEscaped());
+      Q_EMIT searchFinished(false);
+      return;
+    }
+    gap_->setText("<pre>" + QString::fromStdString(gapText(**r)).toHtmlEscaped() + "</pre>");
+    Q_EMIT searchFinished(true);
+  });
+  watcher->setFuture(QtConcurrent::run([input = k->input, output = k->output, target = k->target] {
+    return std::make_shared<Expected<GapReport>>(measureGap(input, output, target));
+  }));
+}
+
 void AscendTab::refresh() {
   stages_->clear();
   text_->clear();
+  gap_->clear();
+  ++kernelVersion_;
   const auto* k = session_.ascend();
   export_->setEnabled(k != nullptr);
+  search_->setEnabled(k != nullptr && k->inserted && !searching_);  // an output kernel has no input to search
   if (!k) {
     stats_->setText("Open an .asck kernel (File > Open).");
     view_->scene()->clear();
@@ -113,7 +157,8 @@ void AscendTab::refresh() {
                                   .arg(k->stats.deps)
                                   .arg(k->stats.virtualIds)
                                   .arg(k->stats.physicalMaxPerPair)
-                                  .arg(k->stats.merges)
+                                  .arg(k->stats.merges) +
+                                  "<br>" + QString::fromStdString(portfolioText(k->stats)).trimmed().toHtmlEscaped().replace("\n", "<br>")
                             : QString("an output kernel: shown as written");
   stats_->setText(QString("<b>%1</b> on %2 (%3 flag IDs per pipe pair): %4. Simulated makespan %5 cycles%6.")
                       .arg(QString::fromStdString(k->output.name).toHtmlEscaped(), QString::fromStdString(k->target.name))

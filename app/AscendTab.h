@@ -1,7 +1,8 @@
 // The Ascend inspector (docs/app.md, "Tabs"): the .asck kernel stage by stage through the sync
 // insertion (input, deps, normalize, virtual, redundant, parity, merge, physical, output), a per-pipe
 // timeline of the output's simulated run with set -> wait arrows, one row per flag ID per pipe pair
-// with its live intervals, and the Chrome trace export (Perfetto).
+// with its live intervals, the portfolio's choice, the exact search's gap (docs/ascend.md, "The exact
+// search") and the Chrome trace export (Perfetto).
 #pragma once
 
 #include <QWidget>
@@ -39,10 +40,17 @@ class AscendTab : public QWidget {
   // one, else ascend910) and shows it like an opened input kernel; loweredToAscend reports the end.
   void lowerOpenGraph();
   bool lowering() const { return lowering_; }
+  // Runs the exact search (4 and 8 IDs) for the open kernel on a worker; the gap label shows the
+  // heuristic against it, and searchFinished reports the end.
+  void runExactSearch();
+  bool searching() const { return searching_; }
+  QLabel* gapLabel() const { return gap_; }
+  QLabel* statsLabel() const { return stats_; }
 
  Q_SIGNALS:
   void error(const QString& title, const QString& message);
   void loweredToAscend(bool ok);
+  void searchFinished(bool ok);
 
  private:
   void drawTimeline();
@@ -50,10 +58,11 @@ class AscendTab : public QWidget {
   Session& session_;
   QListWidget* stages_;
   QPlainTextEdit* text_;
-  QLabel* stats_;
+  QLabel *stats_, *gap_;
   QGraphicsView* view_;
-  QPushButton *export_, *lower_;
-  bool lowering_ = false;
+  QPushButton *export_, *lower_, *search_;
+  bool lowering_ = false, searching_ = false;
+  int kernelVersion_ = 0;  // bumped by refresh(): a search result for an older kernel is dropped
   int lanes_ = 0, arrows_ = 0;
   std::map<std::pair<int, int>, int> rowsPerPair_;
 };

@@ -181,6 +181,7 @@ Expected<AscendKernel> analyzeAscendText(const std::string& text, const std::str
     if (auto ok = validateInput(*prog, text); !ok) return ok.takeError();
     InsertOptions opt;
     opt.flags = target->flags;
+    opt.target = &*target;
     opt.keepDumps = true;
     auto res = insertSync(*prog, opt);
     if (!res) return res.takeError();

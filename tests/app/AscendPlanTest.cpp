@@ -3,9 +3,11 @@
 // chart, the hardware what-if editor.
 #include <catch2/catch.hpp>
 
+#include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -47,6 +49,35 @@ TEST_CASE("open .asck kernels: one lane per pipe, at most 4 flag IDs per pipe pa
   REQUIRE(w->ascendTab()->exportChromeTrace(QString::fromStdString(trace)).ok());
   auto j = nlohmann::json::parse(test::readText(trace));
   CHECK(j["traceEvents"].size() > static_cast<size_t>(ascend::kNumPipes));
+}
+
+TEST_CASE("Ascend tab: the portfolio's choice, and the exact search's gap beside the timeline", "[app]") {
+  auto w = test::makeWindow();
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/ascend/patterns/layernorm_row_tiles.asck"))));
+  AscendTab* a = w->ascendTab();
+  const auto* k = w->session().ascend();
+  REQUIRE(k);
+  CHECK(k->stats.kept == "cross-iteration cover, fewest reverse pairs");
+  CHECK(k->stats.portfolio.size() == 5);
+  QString stats = a->statsLabel()->text();
+  CHECK(stats.contains("kept: cross-iteration cover"));
+  CHECK(stats.contains("barrier-all " + QString::number(static_cast<int64_t>(k->stats.barrierAllCycles + 0.5))));
+  QSignalSpy done(a, &AscendTab::searchFinished);
+  a->runExactSearch();
+  CHECK(a->searching());
+  REQUIRE(done.wait(120000));
+  CHECK(done.front().front().toBool());
+  CHECK_FALSE(a->searching());
+  QString gap = a->gapLabel()->text();
+  INFO(gap.toStdString());
+  CHECK(gap.contains("over the optimum with 4 IDs"));
+  CHECK(gap.contains("optimum with 4 IDs: 7175 cycles"));  // as `gir ascend-sync --optimal` proves it
+  CHECK(gap.contains("optimum with 8 IDs"));
+  CHECK(gap.contains("proved"));
+  test::saveScreenshot(w.get(), "ascend_exact_search");
+  // Opening another kernel clears the result.
+  REQUIRE(w->openPath(QString::fromStdString(test::sourcePath("tests/ascend/corpus/vec_add_relu.asck"))));
+  CHECK(a->gapLabel()->text().isEmpty());
 }
 
 TEST_CASE("plan explorer: three baseline rows and bars, the what-if editor re-plans and lists changes", "[app]") {
