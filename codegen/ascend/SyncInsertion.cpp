@@ -68,6 +68,12 @@ OracleReport nominalFigures(const Program& p, const Target& t) {
   return runOracle(p, t, o);
 }
 
+bool containsIf(const std::vector<Stmt>& b) {
+  for (const auto& s : b)
+    if (s.kind == StmtKind::If || containsIf(s.body)) return true;
+  return false;
+}
+
 // One pass of the heuristic, stage by stage, with a dump after each when asked.
 Expected<InsertResult> runVariant(const Program& norm, const InsertOptions& opt, const InsertVariant& v) {
   InsertResult res;
@@ -155,9 +161,11 @@ Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt
   // barrier-all figure is dynamic and can be a few cycles lower at block starts).
   Program barriers = barrierAllBaseline(norm);
   double barrierAll = opt.variant >= 0 ? 0 : nominalFigures(barriers, t).cyclesMean;
+  bool hasIf = containsIf(norm.body);
   for (size_t k = 0; k < variants.size(); ++k) {
     const InsertVariant& v = variants[k];
     if (opt.variant >= 0 && opt.variant != static_cast<int>(k)) continue;
+    if (opt.variant < 0 && v.liftIfs && !hasIf) continue;  // the same placement as without lifting
     auto res = runVariant(norm, opt, v);
     if (!res) return res.takeError();
     res->stats.kept = v.name;

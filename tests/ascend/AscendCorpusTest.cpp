@@ -132,7 +132,7 @@ TEST_CASE("a 1000-instruction kernel runs the whole portfolio and keeps its flag
   REQUIRE(maxDynamicInstrs(in.body) >= 1000);
   auto res = insertSync(in, InsertOptions{});
   REQUIRE(res.ok());
-  CHECK(res->stats.portfolio.size() == insertVariants().size() + 1);
+  CHECK(res->stats.portfolio.size() == insertVariants().size());  // no if: the lifting variant is skipped
   CHECK_FALSE(res->stats.keptBarrierAll);
   CHECK(res->stats.flagCycles < res->stats.barrierAllCycles);
   WARN("insertion took " << res->stats.millis << " ms");
