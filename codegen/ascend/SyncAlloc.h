@@ -62,11 +62,20 @@ struct AllocCounts {
   int merges = 0, reversePairs = 0, rounds = 0;
 };
 
+// The runs the assignment decides on (every path up to 16, else 10) and those it must then hold on
+// (every path up to 256, else 66): they depend only on the program's ifs, so a caller judging many
+// plans of one program computes them once.
+struct AssignRuns {
+  std::vector<std::vector<char>> decide, judged;
+};
+AssignRuns assignRuns(const Program& normalized);
+
 // Stages merge and physical: mergeUntilFits, assignPhysical, then reverse pairs until every judged run
 // orders each wait before the next set of its ID. afterFirstMerge renders the merge dump.
 Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags,
-                       const IdPolicy& policy, AllocCounts& counts, std::vector<std::string>& mergeLog,
-                       std::vector<std::string>& physLog, const std::function<void()>& afterFirstMerge);
+                       const IdPolicy& policy, const AssignRuns& runs, AllocCounts& counts,
+                       std::vector<std::string>& mergeLog, std::vector<std::string>& physLog,
+                       const std::function<void()>& afterFirstMerge);
 
 // The happen-before check again on the physical program over a larger set of runs (the oracle's
 // judgement of robustness for flags): unordered (wait pid, next set pid) pairs. interferes: two flags

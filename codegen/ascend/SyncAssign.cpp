@@ -266,12 +266,16 @@ std::vector<std::vector<char>> representativePaths(const Program& p, int64_t lim
 
 // Decide on a few representative runs, accept only what every judged run confirms. Two rounds of
 // reverse pairs (rolled back if they deadlock), then barriers, which never disturb the assignment.
+AssignRuns assignRuns(const Program& normalized) {
+  return AssignRuns{representativePaths(normalized, 16, 8), representativePaths(normalized, 256, 64)};
+}
+
 Assignment allocateIds(const ProgramIndex& ix, const std::vector<Dep>& deps, SyncPlan& plan, int flags,
-                       const IdPolicy& policy, AllocCounts& st,
+                       const IdPolicy& policy, const AssignRuns& runs, AllocCounts& st,
                        std::vector<std::string>& mergeLog, std::vector<std::string>& physLog,
                        const std::function<void()>& afterFirstMerge) {
-  auto paths = representativePaths(ix.program(), 16, 8);
-  auto judged = representativePaths(ix.program(), 256, 64);
+  auto paths = runs.decide;
+  const auto& judged = runs.judged;
   const int reverseRounds = 2;
   Assignment a;
   for (int round = 0; round < reverseRounds + 3; ++round) {

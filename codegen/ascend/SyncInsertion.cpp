@@ -100,7 +100,7 @@ Expected<InsertResult> runVariant(const Program& norm, const InsertOptions& opt,
                      " live flags on one pipe pair; the target has " + std::to_string(opt.flags));
   std::vector<std::string> mergeLog, physLog;
   AllocCounts counts;
-  Assignment a = allocateIds(ix, deps, plan, opt.flags, IdPolicy{v.fewestReversePairs, false}, counts, mergeLog, physLog,
+  Assignment a = allocateIds(ix, deps, plan, opt.flags, IdPolicy{v.fewestReversePairs, false}, assignRuns(norm), counts, mergeLog, physLog,
                              [&] { dump("merge", [&] { return render(ix, plan, "merge", mergeLog); }); });
   res.stats.merges = counts.merges;
   res.stats.reversePairs = counts.reversePairs;

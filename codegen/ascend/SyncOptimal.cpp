@@ -81,7 +81,7 @@ class Search {
  public:
   Search(const ProgramIndex& ix, const std::vector<Dep>& deps, const Target& t, const Paths& paths, const OptimalOptions& opt,
          OptimalResult& res)
-      : ix_(ix), deps_(deps), t_(t), paths_(paths), opt_(opt), res_(res) {}
+      : ix_(ix), deps_(deps), t_(t), paths_(paths), opt_(opt), res_(res), runs_(assignRuns(ix.program())) {}
 
   void run(const Space& s) {
     space_ = &s;
@@ -102,6 +102,7 @@ class Search {
   const Paths& paths_;
   const OptimalOptions& opt_;
   OptimalResult& res_;
+  AssignRuns runs_;
   const Space* space_ = nullptr;
 };
 
@@ -151,7 +152,7 @@ void Search::leaf(const std::vector<GroupDecision>& ds) {
     return;
   }
   AllocCounts counts;
-  Assignment a = allocateIds(ix_, deps_, p, opt_.flags, IdPolicy{true, true}, counts, mergeLog, physLog, [] {});
+  Assignment a = allocateIds(ix_, deps_, p, opt_.flags, IdPolicy{true, true}, runs_, counts, mergeLog, physLog, [] {});
   if (counts.merges > 0) {  // the completion merged: outside the space (its decisions must fit)
     ++res_.infeasible;
     return;

