@@ -17,7 +17,10 @@ FUZZ_TARGETS=(fuzz_gir_text fuzz_gir_json fuzz_hardware_json fuzz_interpreter fu
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGIR_SANITIZE=ON -DGIR_FUZZ=ON >/dev/null
 cmake --build build-clang -j"$JOBS" --target gir test_core test_rewrite test_onnx test_ascend test_cli "${FUZZ_TARGETS[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ctest --test-dir build-clang --output-on-failure -j"$JOBS" -L "^(core|rewrite|onnx|ascend|cli|fuzz)$"
+# Lowering EfficientNet's every subgraph to Ascend is 20 s in build/ and 140 s under the sanitizers; the
+# sanitizers still see the lowering on the other scenarios, and the g++ run above keeps EfficientNet.
+ctest --test-dir build-clang --output-on-failure -j"$JOBS" -L "^(core|rewrite|onnx|ascend|cli|fuzz)$" \
+  -E "scenario efficientnet: the GIR plan"
 
 echo "== fuzz targets, 60 s each (build-clang/)"
 scripts/fuzz.sh --no-build --seconds 60 --jobs "$JOBS"
