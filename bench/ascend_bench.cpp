@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/SyncInsertion.h"
-#include "codegen/ascend/SyncOptimal.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
+#include "codegen/ascend/sync/FlagOptimal.h"
 
 using namespace gir::ascend;
 

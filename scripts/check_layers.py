@@ -2,6 +2,9 @@
 """The layering check (docs/style.md): folders are the architecture,
 core <- rewrite <- search <- codegen <- viz <- app, and the gir CLI (cli/) sits on everything but app.
 A file may include only its own layer and those to its left; nothing below viz/ includes Qt.
+Inside codegen/ascend/ the same holds for asck <- sync <- lower: the .asck IR and its simulator and oracle
+(asck/) and the set/wait insertion (sync/) are a library of their own that uses nothing from the project but
+core's basics (no GIR graph), and the GIR lowering (lower/) sits on top of both.
 
 Usage: scripts/check_layers.py [ROOT]      exit 1 and one line per violation when any is found
        scripts/check_layers.py --self-test  checks that the check finds planted violations
@@ -33,8 +36,33 @@ def violations(root):
     return out
 
 
+ASCEND = ["asck", "sync", "lower"]
+ASCEND_INCLUDE = re.compile(r'^\s*#\s*include\s+"codegen/ascend/([a-z]+)/')
+ASCEND_CORE_BASICS = re.compile(r'^\s*#\s*include\s+"core/(Expected|AtomicFile|CheckedMath|hw/HardwareDesc)\.h"')
+
+
+def ascend_sublayer(rel):
+    parts = rel.replace(os.sep, "/").split("/")
+    if len(parts) > 3 and parts[0] == "codegen" and parts[1] == "ascend" and parts[2] in ASCEND:
+        return parts[2]
+    return None
+
+
+def check_ascend(rel, number, line):
+    sub = ascend_sublayer(rel)
+    if sub is None:
+        return []
+    m = ASCEND_INCLUDE.match(line)
+    if m and m.group(1) in ASCEND and ASCEND.index(m.group(1)) > ASCEND.index(sub):
+        return [f"{rel}:{number}: codegen/ascend/{sub}/ includes codegen/ascend/{m.group(1)}/ (upward): {line.strip()}"]
+    p = PROJECT_INCLUDE.match(line)
+    if sub != "lower" and p and p.group(1) in LAYERS + ["cli"] and not m and not ASCEND_CORE_BASICS.match(line):
+        return [f"{rel}:{number}: codegen/ascend/{sub}/ uses more of the project than core's basics: {line.strip()}"]
+    return []
+
+
 def check_line(top, rel, number, line):
-    found = []
+    found = check_ascend(rel, number, line)
     m = PROJECT_INCLUDE.match(line)
     if m and m.group(1) in LAYERS + ["cli"]:
         used = m.group(1)
@@ -59,6 +87,9 @@ def self_test():
             "cli/F.cpp": '#include "app/G.h"\n',        # the CLI does not use the app
             "viz/H.cpp": '#include "core/I.h"\n#include <QImage>\n',  # fine
             "app/J.cpp": '#include "viz/K.h"\n',        # fine
+            "codegen/ascend/asck/L.cpp": '#include "codegen/ascend/sync/M.h"\n',  # upward inside ascend
+            "codegen/ascend/sync/N.cpp": '#include "core/gir/Graph.h"\n',         # the .asck library uses GIR
+            "codegen/ascend/lower/O.cpp": '#include "codegen/ascend/sync/P.h"\n#include "core/gir/Graph.h"\n',  # fine
         }
         for rel, text in planted.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
@@ -66,7 +97,8 @@ def self_test():
                 f.write(text)
         got = violations(root)
         files = sorted({v.split(":")[0] for v in got})
-        expected = ["cli/F.cpp", "codegen/D.cpp", "core/A.h", "search/C.cpp"]
+        expected = ["cli/F.cpp", "codegen/D.cpp", "codegen/ascend/asck/L.cpp", "codegen/ascend/sync/N.cpp", "core/A.h",
+                    "search/C.cpp"]
         if files != expected:
             print("self-test: expected violations in", expected, "got", got)
             return 1

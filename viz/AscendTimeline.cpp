@@ -1,4 +1,4 @@
-// Scheduling a trace op by op with the simulator's rules, and the Chrome trace export.
+// The simulator's schedule of a trace as lanes, flag rows and arrows, and the Chrome trace export.
 #include "viz/AscendTimeline.h"
 
 #include <algorithm>
@@ -7,10 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckPrinter.h"
-#include "codegen/ascend/AsckValidator.h"
-#include "codegen/ascend/FromGir.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckPrinter.h"
+#include "codegen/ascend/asck/AsckSimulator.h"
+#include "codegen/ascend/asck/AsckValidator.h"
+#include "codegen/ascend/lower/FromGir.h"
 #include "core/hw/HardwareDesc.h"
 #include "core/AtomicFile.h"
 
@@ -18,77 +19,11 @@ namespace gir::viz {
 
 using namespace gir::ascend;
 
-namespace {
-
-struct Scheduler {
-  const Trace& t;
-  int syncCost;
-  std::vector<std::vector<int>> queues = std::vector<std::vector<int>>(kNumPipes);
-  std::vector<size_t> head = std::vector<size_t>(kNumPipes, 0);
-  std::vector<int64_t> start, end, ready = std::vector<int64_t>(kNumPipes, 0);
-  std::vector<std::vector<int>> sets, waits;
-
-  Scheduler(const Trace& tr, int cost) : t(tr), syncCost(cost), start(tr.ops.size(), -1), end(tr.ops.size(), -1),
-                                         sets(tr.flags.size()), waits(tr.flags.size()) {
-    for (int i = 0; i < static_cast<int>(t.ops.size()); ++i) {
-      if (t.ops[i].kind == DynKind::BarrierAll)
-        for (auto& q : queues) q.push_back(i);
-      else
-        queues[t.ops[i].pipe].push_back(i);
-    }
-  }
-
-  bool barrierReady(int op) const {
-    for (int r = 0; r < kNumPipes; ++r)
-      if (head[r] >= queues[r].size() || queues[r][head[r]] != op) return false;
-    return true;
-  }
-
-  // Runs the head of pipe p if it can start; false when it must wait.
-  bool step(int p) {
-    int op = queues[p][head[p]];
-    const DynOp& o = t.ops[op];
-    if (o.kind == DynKind::BarrierAll) {
-      if (!barrierReady(op)) return false;
-      start[op] = *std::max_element(ready.begin(), ready.end());
-      end[op] = start[op] + syncCost;
-      std::fill(ready.begin(), ready.end(), end[op]);
-      for (int r = 0; r < kNumPipes; ++r) ++head[r];
-      return true;
-    }
-    int64_t s = ready[p];
-    if (o.kind == DynKind::Wait) {
-      auto& w = waits[o.flag];
-      if (w.size() >= sets[o.flag].size()) return false;
-      s = std::max(s, end[sets[o.flag][w.size()]]);
-      w.push_back(op);
-    }
-    start[op] = s;
-    end[op] = s + o.cycles;
-    if (o.kind == DynKind::Set) sets[o.flag].push_back(op);
-    ready[p] = end[op];
-    ++head[p];
-    return true;
-  }
-
-  bool run() {
-    for (bool progress = true; progress;) {
-      progress = false;
-      for (int p = 0; p < kNumPipes; ++p)
-        while (head[p] < queues[p].size() && step(p)) progress = true;
-    }
-    for (int p = 0; p < kNumPipes; ++p)
-      if (head[p] < queues[p].size()) return false;
-    return true;
-  }
-};
-
-}  // namespace
-
+// The simulator's own schedule (codegen/ascend/asck/AsckSchedule.h), drawn: no second scheduler here.
 AscendTimeline scheduleTrace(const Trace& t, int syncCost) {
-  Scheduler s(t, syncCost);
+  SimTimes s;
   AscendTimeline tl;
-  tl.deadlock = !s.run();
+  tl.deadlock = simulate(t, syncCost, nullptr, &s).violation.kind == ViolationKind::Deadlock;
   for (int i = 0; i < static_cast<int>(t.ops.size()); ++i) {
     if (s.start[i] < 0) continue;
     int pipe = t.ops[i].kind == DynKind::BarrierAll ? -1 : t.ops[i].pipe;

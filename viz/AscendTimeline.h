@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "codegen/ascend/AsckProgram.h"
-#include "codegen/ascend/AsckTarget.h"
-#include "codegen/ascend/AsckTrace.h"
-#include "codegen/ascend/SyncInsertion.h"
+#include "codegen/ascend/asck/AsckProgram.h"
+#include "codegen/ascend/asck/AsckTarget.h"
+#include "codegen/ascend/asck/AsckTrace.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
 
@@ -78,7 +78,7 @@ struct AscendKernel {
 Expected<AscendKernel> loadAscendKernel(const std::string& path);
 Expected<AscendKernel> analyzeAscendText(const std::string& text, const std::string& path);
 // A GIR-Graph lowered to one AI Core's .asck program for Ascend target `targetName` (ascend910,
-// ascend910b; codegen/ascend/FromGir.h), its lowering checked against the GIR interpreter, then
+// ascend910b; codegen/ascend/lower/FromGir.h), its lowering checked against the GIR interpreter, then
 // analyzed as an input kernel (the insertion with its stage dumps, the timeline). Seconds at real
 // sizes: the app runs it on a worker.
 Expected<AscendKernel> lowerGirToAscendKernel(const Graph& g, const std::string& targetName);

@@ -18,7 +18,7 @@
 #include "app/AscendTab.h"
 #include "app/PlanTab.h"
 #include "app/Session.h"
-#include "codegen/ascend/AsckProgram.h"
+#include "codegen/ascend/asck/AsckProgram.h"
 #include "tests/app/AppSupport.h"
 #include "tests/support/TestSupport.h"
 

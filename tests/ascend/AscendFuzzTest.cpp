@@ -6,12 +6,12 @@
 #include <random>
 #include <sstream>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckPrinter.h"
-#include "codegen/ascend/AsckValidator.h"
-#include "codegen/ascend/SyncInsertion.h"
-#include "codegen/ascend/SyncOptimal.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckPrinter.h"
+#include "codegen/ascend/asck/AsckValidator.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
+#include "codegen/ascend/sync/FlagOptimal.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 

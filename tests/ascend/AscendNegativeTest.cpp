@@ -2,8 +2,8 @@
 // of every ascend910 golden output fails the oracle with a message naming the instructions and lines.
 #include <catch2/catch.hpp>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckValidator.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckValidator.h"
 #include "tests/support/TestSupport.h"
 
 namespace gir::test {

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckProgram.h"
-#include "codegen/ascend/AsckTarget.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckProgram.h"
+#include "codegen/ascend/asck/AsckTarget.h"
 
 namespace gir::test {
 

@@ -1,10 +1,10 @@
 // The oracle on hand-written outputs: each of the contract's four failure kinds, robustness, figures.
 #include <catch2/catch.hpp>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckSimulator.h"
-#include "codegen/ascend/AsckTrace.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckSimulator.h"
+#include "codegen/ascend/asck/AsckTrace.h"
 
 using namespace gir::ascend;
 

@@ -1,9 +1,9 @@
 // Parser, printer round trip and validator errors with file:line:col and a caret line.
 #include <catch2/catch.hpp>
 
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckPrinter.h"
-#include "codegen/ascend/AsckValidator.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckPrinter.h"
+#include "codegen/ascend/asck/AsckValidator.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 

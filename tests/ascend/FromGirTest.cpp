@@ -1,4 +1,4 @@
-// GIR -> .asck (codegen/ascend/FromGir.h): every valid GIR golden and every row-wise scenario subgraph lowers;
+// GIR -> .asck (codegen/ascend/lower/FromGir.h): every valid GIR golden and every row-wise scenario subgraph lowers;
 // the lowered program, run in order, reads what the GIR interpreter reads (checkLowering); its inserted output
 // passes the oracle on ascend910 (4 IDs) and ascend910b (8 IDs); goldens for two small kernels; a GIR the
 // mapping cannot express, or one with a race, gives a clear error; the check itself catches broken lowerings.
@@ -8,12 +8,12 @@
 #include <iostream>
 #include <set>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckPrinter.h"
-#include "codegen/ascend/AsckValidator.h"
-#include "codegen/ascend/FromGir.h"
-#include "codegen/ascend/SyncStages.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckPrinter.h"
+#include "codegen/ascend/asck/AsckValidator.h"
+#include "codegen/ascend/lower/FromGir.h"
+#include "codegen/ascend/sync/SyncStages.h"
 #include "core/compute/Preprocess.h"
 #include "core/gir/Parser.h"
 #include "core/gir/Validity.h"

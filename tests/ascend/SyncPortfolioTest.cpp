@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/SyncInsertion.h"
-#include "codegen/ascend/SyncOptimal.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
+#include "codegen/ascend/sync/FlagOptimal.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 

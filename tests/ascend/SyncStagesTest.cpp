@@ -2,7 +2,7 @@
 // wait-before-set / set-after-wait pairs, cross-iteration preheader/exit, merging, normalization.
 #include <catch2/catch.hpp>
 
-#include "codegen/ascend/SyncInsertion.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
 #include "tests/ascend/AscendTestUtil.h"
 #include "tests/support/TestSupport.h"
 

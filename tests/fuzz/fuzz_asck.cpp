@@ -2,11 +2,11 @@
 // kernel must print to text that parses and validates as an output, and the oracle must find it correct:
 // a race after insertion is a finding, not an input error. The target is the built-in ascend910 (no file
 // lookup), and kernels over a small dynamic size are skipped so that the oracle runs in milliseconds.
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckPrinter.h"
-#include "codegen/ascend/AsckValidator.h"
-#include "codegen/ascend/SyncInsertion.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckPrinter.h"
+#include "codegen/ascend/asck/AsckValidator.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
 #include "tests/fuzz/FuzzSupport.h"
 
 using namespace gir::ascend;

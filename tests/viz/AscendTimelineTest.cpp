@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "codegen/ascend/AsckSimulator.h"
+#include "codegen/ascend/asck/AsckSimulator.h"
 #include "tests/support/TestSupport.h"
 #include "viz/AscendTimeline.h"
 
