@@ -16,7 +16,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/Session.h"
-#include "codegen/ascend/SyncOptimal.h"
+#include "codegen/ascend/sync/FlagOptimal.h"
 #include "core/AtomicFile.h"
 
 namespace gir::app {

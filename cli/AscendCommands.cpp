@@ -7,12 +7,12 @@
 
 #include "cli/Args.h"
 #include "cli/Commands.h"
-#include "codegen/ascend/AsckOracle.h"
-#include "codegen/ascend/AsckParser.h"
-#include "codegen/ascend/AsckPrinter.h"
-#include "codegen/ascend/AsckValidator.h"
-#include "codegen/ascend/SyncInsertion.h"
-#include "codegen/ascend/SyncOptimal.h"
+#include "codegen/ascend/asck/AsckOracle.h"
+#include "codegen/ascend/asck/AsckParser.h"
+#include "codegen/ascend/asck/AsckPrinter.h"
+#include "codegen/ascend/asck/AsckValidator.h"
+#include "codegen/ascend/sync/FlagInsertion.h"
+#include "codegen/ascend/sync/FlagOptimal.h"
 
 namespace gir::cli {
 

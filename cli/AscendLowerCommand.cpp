@@ -7,7 +7,7 @@
 
 #include "cli/Args.h"
 #include "cli/Commands.h"
-#include "codegen/ascend/FromGir.h"
+#include "codegen/ascend/lower/FromGir.h"
 #include "core/compute/Preprocess.h"
 #include "core/gir/Parser.h"
 #include "core/gir/Printer.h"
