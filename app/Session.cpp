@@ -9,13 +9,17 @@
 #include "core/onnx/OnnxImporter.h"
 #include "rewrite/GraphEditor.h"
 #include "search/GirSearch.h"
+#include "search/ModelPipeline.h"
 
 namespace gir::app {
 
+// The model pipeline's lowering (search/ModelPipeline.h) without its greedy step: the user steps from here.
 Expected<search::LoweredSubgraph> lowerSubgraph(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw) {
-  auto found = search::searchTemplates(g, sub, hw);
-  if (!found) return found.takeError();
-  return std::move(found->lowered);
+  search::CompileOptions co;
+  co.greedy = false;
+  auto compiled = search::compileSubgraph(g, sub, hw, co);
+  if (!compiled) return compiled.takeError();
+  return std::move(compiled->lowered);
 }
 
 // This machine's kind, not an H100 on a CPU-only machine (issue #18, point 1, item 6).
@@ -52,13 +56,11 @@ Status Session::setHardware(HardwareDesc hw) {
 }
 
 Status Session::openModel(const std::string& path) {
-  auto model = compute::importOnnxFile(path);
-  if (!model) return model.takeError();
-  auto pre = compute::preprocess(*model, hw_);
-  if (!pre) return pre.takeError();
+  auto imported = search::importModel(path, hw_);
+  if (!imported) return imported.takeError();
   cancelLowering();
-  model_ = std::move(*model);
-  pre_ = std::move(*pre);
+  model_ = std::move(imported->model);
+  pre_ = std::move(imported->pre);
   modelPath_ = path;
   subgraph_ = -1;
   Q_EMIT modelChanged();

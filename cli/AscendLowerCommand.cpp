@@ -15,6 +15,7 @@
 #include "core/onnx/OnnxImporter.h"
 #include "search/ModelPlanner.h"
 #include "search/templates/RowLowering.h"
+#include "search/ModelPipeline.h"
 
 namespace gir::cli {
 
@@ -41,16 +42,14 @@ Expected<search::LoweredSubgraph> lowerModelSubgraph(const compute::Graph& model
 
 Expected<Source> loadModelSubgraph(const std::string& path, const HardwareDesc& hw, const std::string& subgraph,
                                    const std::string& plan) {
-  auto model = compute::importOnnxFile(path);
-  if (!model) return model.takeError();
-  auto pre = compute::preprocess(*model, hw);
-  if (!pre) return pre.takeError();
+  auto imported = search::importModel(path, hw);
+  if (!imported) return imported.takeError();
   char* end = nullptr;
   long long index = std::strtoll(subgraph.c_str(), &end, 10);
-  if (subgraph.empty() || *end != '\0' || index < 0 || index >= static_cast<long long>(pre->subgraphs.size()))
-    return makeError("--subgraph '" + subgraph + "': the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s)",
-                     SourceLocation{path, 0, 0, ""});
-  auto lowered = lowerModelSubgraph(*model, pre->subgraphs[index], static_cast<size_t>(index), hw, plan);
+  if (subgraph.empty() || *end != '\0') return makeError("--subgraph '" + subgraph + "': expected a subgraph number", SourceLocation{path, 0, 0, ""});
+  auto sub = imported->subgraph(index);
+  if (!sub) return sub.takeError();
+  auto lowered = lowerModelSubgraph(imported->model, **sub, static_cast<size_t>(index), hw, plan);
   if (!lowered) {
     Diagnostic d = lowered.takeError();
     d.location.file = path;
@@ -58,7 +57,7 @@ Expected<Source> loadModelSubgraph(const std::string& path, const HardwareDesc& 
   }
   Source src{std::move(lowered->gir), {}};
   for (const auto* m : {&lowered->inputBuffers, &lowered->outputBuffers})
-    for (const auto& [buffer, tensor] : *m) src.tensorOf[buffer] = model->tensor(tensor).name;
+    for (const auto& [buffer, tensor] : *m) src.tensorOf[buffer] = imported->model.tensor(tensor).name;
   return src;
 }
 

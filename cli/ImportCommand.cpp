@@ -12,6 +12,7 @@
 #include "core/compute/Preprocess.h"
 #include "core/hw/HardwareDesc.h"
 #include "core/onnx/OnnxImporter.h"
+#include "search/ModelPipeline.h"
 
 namespace gir::cli {
 
@@ -23,10 +24,10 @@ int runImport(const CommandArgs& argv) {
   if (args->has("json") && args->has("dot")) return reportBadInput(makeError("--json and --dot are exclusive"));
   auto hw = loadHardwareByName(args->option("target", "cpu-host"));
   if (!hw) return reportBadInput(hw.error());
-  auto graph = compute::importOnnxFile(args->positional[0]);
-  if (!graph) return reportBadInput(graph.error());
-  auto result = compute::preprocess(*graph, *hw);
-  if (!result) return reportBadInput(result.error());
+  auto imported = search::importModel(args->positional[0], *hw);
+  if (!imported) return reportBadInput(imported.error());
+  const compute::Graph* graph = &imported->model;
+  compute::PreprocessResult* result = &imported->pre;
   std::optional<compute::LibraryBoundaries> folded;
   if (args->has("library-epilogue")) {
     auto b = compute::foldLibraryEpilogues(*graph, *result);

@@ -18,6 +18,7 @@
 #include "core/onnx/OnnxImporter.h"
 #include "search/ModelPlanner.h"
 #include "search/baselines/PlanPrinter.h"
+#include "search/ModelPipeline.h"
 
 namespace gir::cli {
 
@@ -97,10 +98,10 @@ int runPlan(const CommandArgs& argv) {
   req.libraryEpilogue = args->has("library-epilogue");
   auto hw = loadHardwareByName(args->option("target", "cpu-host"));
   if (!hw) return reportBadInput(hw.error());
-  auto graph = compute::importOnnxFile(args->positional[0]);
-  if (!graph) return reportBadInput(graph.error());
-  auto pre = compute::preprocess(*graph, *hw);
-  if (!pre) return reportBadInput(pre.error());
+  auto imported = search::importModel(args->positional[0], *hw);
+  if (!imported) return reportBadInput(imported.error());
+  const compute::Graph* graph = &imported->model;
+  const compute::PreprocessResult* pre = &imported->pre;
   std::optional<compute::LibraryBoundaries> folded;  // what planModel folds, for the listing
   if (req.libraryEpilogue) {
     auto b = compute::foldLibraryEpilogues(*graph, *pre);

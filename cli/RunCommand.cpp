@@ -21,6 +21,7 @@
 #include "core/gir/Parser.h"
 #include "core/gir/Validity.h"
 #include "core/onnx/OnnxImporter.h"
+#include "search/ModelPipeline.h"
 
 namespace gir::cli {
 
@@ -250,15 +251,11 @@ Expected<RunResults> runGirFile(const std::string& input, const HardwareDesc& hw
 
 // Every candidate of every (selected) memory-bound subgraph, checked against the reference evaluator.
 Expected<RunResults> runModel(const std::string& input, const HardwareDesc& hw, const RunOptions& o) {
-  auto model = compute::importOnnxFile(input);
-  if (!model) return model.takeError();
-  auto pre = compute::preprocess(*model, hw);
-  if (!pre) return pre.takeError();
-  SourceLocation where{input, 0, 0, ""};
-  if (pre->subgraphs.empty()) return makeError("the model has no memory-bound subgraph to run", where);
-  if (o.subgraph && *o.subgraph >= static_cast<int64_t>(pre->subgraphs.size()))
-    return makeError("the model has " + std::to_string(pre->subgraphs.size()) + " memory-bound subgraph(s); there is no subgraph " +
-                     std::to_string(*o.subgraph), where);
+  auto imported = search::importModel(input, hw);
+  if (!imported) return imported.takeError();
+  const compute::Graph* model = &imported->model;
+  const compute::PreprocessResult* pre = &imported->pre;
+  if (auto sub = imported->subgraph(o.subgraph.value_or(0)); !sub) return sub.takeError();
   RunResults res;
   res.subgraphs = static_cast<int>(pre->subgraphs.size());
   bool anyLowered = false;
@@ -287,7 +284,7 @@ Expected<RunResults> runModel(const std::string& input, const HardwareDesc& hw, 
   }
   if (!anyLowered)
     return makeError("no candidate of this model could be lowered to a valid GIR-Graph (" +
-                     (firstReason.empty() ? std::string("no planner selected") : firstReason) + ")", where);
+                     (firstReason.empty() ? std::string("no planner selected") : firstReason) + ")", SourceLocation{input, 0, 0, ""});
   return res;
 }
 

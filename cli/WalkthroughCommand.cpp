@@ -7,10 +7,9 @@
 #include "core/gir/Json.h"
 #include "core/gir/Printer.h"
 #include "core/gir/Validity.h"
-#include "core/compute/Preprocess.h"
-#include "core/onnx/OnnxImporter.h"
+#include "rewrite/Cost.h"
 #include "rewrite/GreedyOptimizer.h"
-#include "search/templates/RowLowering.h"
+#include "search/ModelPipeline.h"
 #include "search/templates/SubgraphCheck.h"
 
 #ifndef GIR_SOURCE_DIR
@@ -55,37 +54,37 @@ void showGreedy(const std::string& path, const std::string& what) {
             << printGraph(st.graph());
 }
 
-// From a model: import, find the memory-bound subgraph, lower it with the row templates (one kernel
-// per op, joined by device syncs), optimize, and check against the reference evaluator.
+// From a model through the model pipeline: import, find the memory-bound subgraph, lower it with the row
+// templates (one kernel per op, joined by device syncs), optimize, and check against the reference evaluator.
 void showFromOnnx(const std::string& path) {
   std::cout << "\n== From ONNX: " << path << "\n\n";
   auto hw = loadHardwareByName("nvidia-h100");
-  auto model = compute::importOnnxFile(path);
-  if (!hw || !model) {
-    std::cout << (hw ? model.error().str() : hw.error().str()) << "\n";
+  if (!hw) {
+    std::cout << hw.error().str() << "\n";
     return;
   }
-  auto pre = compute::preprocess(*model, *hw);
-  if (!pre || pre->subgraphs.empty()) {
-    std::cout << "no memory-bound subgraph\n";
+  auto imported = search::importModel(path, *hw);
+  if (!imported) {
+    std::cout << imported.error().str() << "\n";
     return;
   }
-  const compute::Subgraph& sub = pre->subgraphs[0];
-  auto lowered = search::lowerRowwise(*model, sub, *hw, {});
-  if (!lowered) {
-    std::cout << lowered.error().str() << "\n";
+  search::CompileOptions co;
+  co.lowering = search::LowerWith::RowTemplates;
+  auto compiled = search::compileSubgraph(*imported, 0, *hw, co);
+  if (!compiled) {
+    std::cout << compiled.error().str() << "\n";
     return;
   }
-  Stepper st(lowered->gir, *hw, /*checked=*/true);
+  const compute::Subgraph& sub = imported->pre.subgraphs[0];
   std::cout << sub.ops.size() << " ops; minimal DRAM bytes " << sub.minBytes << "\nper-op row templates merged with device syncs: "
-            << st.cost().str() << "\n";
-  GreedyResult r = runGreedy(st);
-  auto check = search::checkAgainstReference(*model, sub, *lowered, st.graph(), 1);
-  std::cout << "greedy " << stopReasonName(r.stop) << " after " << r.steps << " verified steps: " << st.cost().str() << "\n"
+            << computeCost(compiled->lowered.gir, &*hw).str() << "\n";
+  auto check = search::checkAgainstReference(imported->model, sub, compiled->lowered, compiled->optimized, 1);
+  std::cout << "greedy " << stopReasonName(compiled->greedy.stop) << " after " << compiled->greedy.steps
+            << " verified steps: " << computeCost(compiled->optimized, &*hw).str() << "\n"
             << "against the reference evaluator: ";
   if (check) std::cout << "largest relative error " << check->maxRelativeError << " over " << check->outputs << " output(s)\n\n";
   else std::cout << check.error().str() << "\n\n";
-  std::cout << printGraph(st.graph());
+  std::cout << printGraph(compiled->optimized);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "core/onnx/OnnxImporter.h"
 #include "search/ModelPlanner.h"
 #include "search/templates/SubgraphCheck.h"
+#include "search/ModelPipeline.h"
 
 namespace gir::gpu {
 
@@ -66,11 +67,11 @@ Expected<std::vector<GpuCase>> modelPlans(const std::string& onnxPath, const Har
   for (const auto& p : planners)
     if (!search::isPlannerName(p))
       return makeError("unknown planner '" + p + "' for GPU code generation; known: gir, eager, xla, tvm");
-  auto model = compute::importOnnxFile(onnxPath);
-  if (!model) return model.takeError();
-  auto pre = compute::preprocess(*model, hw);
-  if (!pre) return pre.takeError();
-  if (pre->subgraphs.empty()) return makeError("the model has no memory-bound subgraph", SourceLocation{onnxPath, 0, 0, ""});
+  auto imported = search::importModel(onnxPath, hw);
+  if (!imported) return imported.takeError();
+  if (auto first = imported->subgraph(0); !first) return first.takeError();
+  const compute::Graph* model = &imported->model;
+  const compute::PreprocessResult* pre = &imported->pre;
   std::vector<GpuCase> out;
   for (const auto& planner : planners) {  // one planner at a time, so one that fails can be skipped
     search::PlanRequest request;

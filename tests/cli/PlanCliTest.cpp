@@ -100,3 +100,18 @@ TEST_CASE("gir plan lists the subgraphs that do not lower and totals the others"
                         Catch::Contains("total over 1 of 3 subgraph(s)"));
   CHECK(eager.find("not GIR") == std::string::npos);
 }
+
+TEST_CASE("gir lower --print-after-each prints the IR after import, preprocess, lower and greedy", "[cli]") {
+  int code = -1;
+  std::string out = gir::test::runGir("lower " + gir::test::sourcePath("scenarios/layernorm.onnx") +
+                                          " --target cpu-host --templates rows --print-after-each -o /dev/null",
+                                      code);
+  INFO(out);
+  CHECK(code == 0);
+  size_t at = 0;
+  for (const char* step : {"# after import", "# after preprocess", "# after lower", "# after greedy"}) {
+    size_t next = out.find(step, at);
+    CHECK(next != std::string::npos);
+    at = next == std::string::npos ? at : next;
+  }
+}
