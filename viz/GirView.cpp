@@ -5,21 +5,22 @@
 
 #include "core/gir/Printer.h"
 #include "rewrite/Cost.h"
+#include "core/gir/OpSpelling.h"
 
 namespace gir::viz {
 
 std::string nodeLabel(const Graph& g, const Node& n) {
   switch (n.kind()) {
     case NodeKind::Move: {  // what it moves and where: "move x\ndram -> local" (issue #18: 499 nodes read "move")
-      if (n.inputs.empty() || n.outputs.empty()) return "move";
+      if (n.inputs.empty() || n.outputs.empty()) return opSpelling(n);
       const Buffer& from = g.buffer(g.slice(n.inputs.front()).buffer);
       const Buffer& to = g.buffer(g.slice(n.outputs.front()).buffer);
-      return "move " + from.name + "\n" + from.level + " -> " + to.level;
+      return opSpelling(n) + " " + from.name + "\n" + from.level + " -> " + to.level;
     }
-    case NodeKind::Elementwise: return "ew." + std::string(elementwiseName(std::get<ElementwisePayload>(n.payload).op));
-    case NodeKind::Reduce: return "reduce." + std::string(reduceName(std::get<ReducePayload>(n.payload).op));
-    case NodeKind::Broadcast: return "broadcast";
-    case NodeKind::Sync: return "sync " + std::string(scopeName(n.syncScope()));
+    case NodeKind::Elementwise:
+    case NodeKind::Reduce:
+    case NodeKind::Broadcast: return opSpelling(n);
+    case NodeKind::Sync: return opSpelling(n) + " " + std::string(scopeName(n.syncScope()));
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 #include "core/AtomicFile.h"
 #include "core/JsonText.h"
 #include "core/gir/Parser.h"
+#include "core/gir/OpSpelling.h"
 
 namespace gir {
 
@@ -26,16 +27,15 @@ json nodeToJson(const Node& n) {
   };
   std::visit([&](const auto& p) {
     using P = std::decay_t<decltype(p)>;
-    if constexpr (std::is_same_v<P, MovePayload>) j["op"] = "move";
+    j["op"] = opSpelling(n);
     if constexpr (std::is_same_v<P, ElementwisePayload>) {
-      j["op"] = "ew." + std::string(elementwiseName(p.op));
       json ops = json::array();
       for (const auto& o : p.operands) ops.push_back(o.isImmediate() ? json(o.value) : json(sliceKey(n.inputs[o.input])));
       j["operands"] = ops;
     }
-    if constexpr (std::is_same_v<P, ReducePayload>) { j["op"] = "reduce." + std::string(reduceName(p.op)); j["axes"] = p.axes; }
-    if constexpr (std::is_same_v<P, BroadcastPayload>) { j["op"] = "broadcast"; j["axes"] = p.axes; }
-    if constexpr (std::is_same_v<P, SyncPayload>) { j["op"] = "sync"; j["scope"] = scopeName(p.scope); }
+    if constexpr (std::is_same_v<P, ReducePayload>) j["axes"] = p.axes;
+    if constexpr (std::is_same_v<P, BroadcastPayload>) j["axes"] = p.axes;
+    if constexpr (std::is_same_v<P, SyncPayload>) j["scope"] = scopeName(p.scope);
   }, n.payload);
   if (n.kind() != NodeKind::Elementwise) j["inputs"] = slices(n.inputs);
   j["outputs"] = slices(n.outputs);
@@ -225,21 +225,21 @@ class JsonGraphReader {
     std::string op = str(j, "op", p);
     if (error_) return;
     Node n;
-    if (op == "move") n.payload = MovePayload{};
-    else if (op == "broadcast") n.payload = BroadcastPayload{axes(j, p)};
-    else if (op == "sync") {
-      auto s = parseScope(str(j, "scope", p));
-      if (!s) { fail(p + "scope", "expected lane, unit, block or device"); return; }
-      n.payload = SyncPayload{*s};
-    } else if (op.rfind("reduce.", 0) == 0) {
-      auto r = parseReduce(op.substr(7));
-      if (!r) { fail(p + "op", "unknown reduction '" + op + "'"); return; }
-      n.payload = ReducePayload{*r, axes(j, p)};
-    } else if (op.rfind("ew.", 0) == 0) {
-      if (!readElementwise(j, p, op.substr(3), n)) return;
-    } else {
-      fail(p + "op", "unknown operation '" + op + "'");
-      return;
+    auto spelled = parseOpSpelling(op);
+    if (!spelled) { fail(p + "op", spelled.error().message); return; }
+    switch (spelled->kind) {
+      case NodeKind::Move: n.payload = MovePayload{}; break;
+      case NodeKind::Broadcast: n.payload = BroadcastPayload{axes(j, p)}; break;
+      case NodeKind::Sync: {
+        auto s = parseScope(str(j, "scope", p));
+        if (!s) { fail(p + "scope", "expected lane, unit, block or device"); return; }
+        n.payload = SyncPayload{*s};
+        break;
+      }
+      case NodeKind::Reduce: n.payload = ReducePayload{spelled->reduce, axes(j, p)}; break;
+      case NodeKind::Elementwise:
+        if (!readElementwise(j, p, spelled->elementwise, n)) return;
+        break;
     }
     if (n.kind() != NodeKind::Elementwise) n.inputs = sliceRefs(j, "inputs", p);
     n.outputs = sliceRefs(j, "outputs", p);
@@ -251,10 +251,8 @@ class JsonGraphReader {
     if (!error_) g_.addNode(std::move(n));
   }
 
-  bool readElementwise(const json& j, const std::string& p, const std::string& name, Node& n) {
-    auto op = parseElementwise(name);
-    if (!op) { fail(p + "op", "unknown elementwise operator '" + name + "'"); return false; }
-    ElementwisePayload e{*op, {}};
+  bool readElementwise(const json& j, const std::string& p, ElementwiseOp op, Node& n) {
+    ElementwisePayload e{op, {}};
     const json& ops = array(j, "operands", p);
     for (size_t i = 0; i < ops.size() && !error_; ++i) {
       if (ops[i].is_number()) { e.operands.push_back({-1, ops[i].get<double>()}); continue; }

@@ -1,5 +1,6 @@
 // Parsing GIR text: a header line, level lines, buffer/slice declarations and node lines.
 #include "core/gir/Parser.h"
+#include "core/gir/OpSpelling.h"
 
 #include <cctype>
 #include <charconv>
@@ -268,12 +269,19 @@ class GirTextParser {
     std::string op = c.word();
     Node n;
     Status st = success();
-    if (op == "move") st = unaryNode(c, n, MovePayload{});
-    else if (op.rfind("ew.", 0) == 0) st = elementwise(c, n, op.substr(3), col);
-    else if (op.rfind("reduce.", 0) == 0) st = reduce(c, n, op.substr(7), col);
-    else if (op == "broadcast") st = broadcast(c, n);
-    else if (op == "sync") st = sync(c, n);
-    else return c.error("unknown operation '" + op + "' (expected move, ew.OP, reduce.OP, broadcast, sync, level or a %name declaration)", col);
+    auto spelled = parseOpSpelling(op);
+    if (!spelled) {
+      std::string why = spelled.error().message;
+      if (why.rfind("unknown operation", 0) == 0) why += " (expected move, ew.OP, reduce.OP, broadcast, sync, level or a %name declaration)";
+      return c.error(why, col);
+    }
+    switch (spelled->kind) {
+      case NodeKind::Move: st = unaryNode(c, n, MovePayload{}); break;
+      case NodeKind::Elementwise: st = elementwise(c, n, spelled->elementwise); break;
+      case NodeKind::Reduce: st = reduce(c, n, spelled->reduce); break;
+      case NodeKind::Broadcast: st = broadcast(c, n); break;
+      case NodeKind::Sync: st = sync(c, n); break;
+    }
     if (!st) return st;
     if (c.tryEat("domain")) {
       if (auto s2 = c.expect("["); !s2) return s2;
@@ -302,10 +310,8 @@ class GirTextParser {
     return success();
   }
 
-  Status elementwise(LineCursor& c, Node& n, const std::string& opName, size_t col) {
-    auto op = parseElementwise(opName);
-    if (!op) return c.error("unknown elementwise operator '" + opName + "'", col);
-    ElementwisePayload p{*op, {}};
+  Status elementwise(LineCursor& c, Node& n, ElementwiseOp op) {
+    ElementwisePayload p{op, {}};
     do {
       if (c.peek('%')) {
         auto s = sliceRef(c);
@@ -335,13 +341,11 @@ class GirTextParser {
     return std::move(a.axes);
   }
 
-  Status reduce(LineCursor& c, Node& n, const std::string& opName, size_t col) {
-    auto op = parseReduce(opName);
-    if (!op) return c.error("unknown reduction '" + opName + "' (expected sum, max, min or prod)", col);
+  Status reduce(LineCursor& c, Node& n, ReduceOp op) {
     if (auto st = c.expect("axes"); !st) return st;
     auto axes = axesList(c);
     if (!axes) return axes.takeError();
-    return unaryNode(c, n, ReducePayload{*op, std::move(*axes)});
+    return unaryNode(c, n, ReducePayload{op, std::move(*axes)});
   }
 
   Status broadcast(LineCursor& c, Node& n) {

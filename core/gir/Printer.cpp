@@ -1,5 +1,6 @@
 // Printing GIR text. Parsing it back gives the same graph (tests/core/RoundTripTest.cpp).
 #include "core/gir/Printer.h"
+#include "core/gir/OpSpelling.h"
 
 #include <charconv>
 #include <sstream>
@@ -40,9 +41,9 @@ std::string sliceAt(const std::vector<SliceId>& v, size_t i) { return i < v.size
 
 struct NodeTextVisitor {
   const Node& n;
-  std::string operator()(const MovePayload&) const { return "move " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0); }
+  std::string operator()(const MovePayload&) const { return opSpelling(n) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0); }
   std::string operator()(const ElementwisePayload& p) const {
-    std::string out = "ew." + std::string(elementwiseName(p.op)) + " ";
+    std::string out = opSpelling(n) + " ";
     for (size_t i = 0; i < p.operands.size(); ++i) {
       const auto& o = p.operands[i];
       out += (i ? ", " : "") + (o.isImmediate() ? formatNumber(o.value) : sliceAt(n.inputs, static_cast<size_t>(o.input)));
@@ -50,13 +51,13 @@ struct NodeTextVisitor {
     return out + " -> " + sliceAt(n.outputs, 0);
   }
   std::string operator()(const ReducePayload& p) const {
-    return "reduce." + std::string(reduceName(p.op)) + " axes" + ints(p.axes) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0);
+    return opSpelling(n) + " axes" + ints(p.axes) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0);
   }
   std::string operator()(const BroadcastPayload& p) const {
-    return "broadcast axes" + ints(p.axes) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0);
+    return opSpelling(n) + " axes" + ints(p.axes) + " " + sliceAt(n.inputs, 0) + " -> " + sliceAt(n.outputs, 0);
   }
   std::string operator()(const SyncPayload& p) const {
-    return "sync " + std::string(scopeName(p.scope)) + " (" + sliceList(n.inputs) + ") -> (" + sliceList(n.outputs) + ")";
+    return opSpelling(n) + " " + std::string(scopeName(p.scope)) + " (" + sliceList(n.inputs) + ") -> (" + sliceList(n.outputs) + ")";
   }
 };
 
