@@ -21,18 +21,6 @@ const MemoryLevelDesc* hardwareLevelFor(const Graph& g, const HardwareDesc& hw, 
   return nullptr;
 }
 
-bool isTranscendental(ElementwiseOp op) {
-  switch (op) {
-    case ElementwiseOp::Exp:
-    case ElementwiseOp::Sigmoid:
-    case ElementwiseOp::Tanh:
-    case ElementwiseOp::Erf:
-    case ElementwiseOp::Log:
-    case ElementwiseOp::Pow: return true;
-    default: return false;
-  }
-}
-
 // Floating-point work per output element besides the transcendentals (counted on their own): a
 // division or square root costs the latency of several.
 int64_t flopsPerElement(ElementwiseOp op) {

@@ -142,30 +142,21 @@ void emitPack(CodeWriter& w, const EmitContext& c, SliceId sid, const std::strin
   });
 }
 
+// The op table's renderings (core/gir/ScalarOps.h) with the CPU's replacements: exp, sigmoid, tanh and
+// erf are the prelude's vectorizable polynomials (docs/cpu.md, "exp"); max, min and relu stay std::max /
+// std::min as the CPU kernels were written and measured. Those differ from the table (fmaxf, the
+// interpreter's fmax) only when an operand is NaN: std::max(NaN, 0) is NaN where fmaxf gives 0.
 std::string elementwiseExpr(ElementwiseOp op, const std::vector<std::string>& a) {
   switch (op) {
-    case ElementwiseOp::Add: return a[0] + " + " + a[1];
-    case ElementwiseOp::Sub: return a[0] + " - " + a[1];
-    case ElementwiseOp::Mul: return a[0] + " * " + a[1];
-    case ElementwiseOp::Div: return a[0] + " / " + a[1];
-    case ElementwiseOp::Max: return "std::max(" + a[0] + ", " + a[1] + ")";
-    case ElementwiseOp::Min: return "std::min(" + a[0] + ", " + a[1] + ")";
-    case ElementwiseOp::Pow: return "std::pow(" + a[0] + ", " + a[1] + ")";
-    case ElementwiseOp::Neg: return "-" + a[0];
-    case ElementwiseOp::Abs: return "std::fabs(" + a[0] + ")";
-    case ElementwiseOp::Exp: return "girExp(" + a[0] + ")";
-    case ElementwiseOp::Log: return "std::log(" + a[0] + ")";
-    case ElementwiseOp::Sqrt: return "std::sqrt(" + a[0] + ")";
-    case ElementwiseOp::Rsqrt: return "1.0f / std::sqrt(" + a[0] + ")";
-    case ElementwiseOp::Recip: return "1.0f / " + a[0];
-    case ElementwiseOp::Relu: return "std::max(" + a[0] + ", 0.0f)";
-    case ElementwiseOp::Sigmoid: return "girSigmoid(" + a[0] + ")";
-    case ElementwiseOp::Tanh: return "girTanh(" + a[0] + ")";
-    case ElementwiseOp::Erf: return "girErf(" + a[0] + ")";
-    case ElementwiseOp::Copy: return a[0];
-    case ElementwiseOp::Select: return a[0] + " != 0.0f ? " + a[1] + " : " + a[2];
+    case ElementwiseOp::Exp: return renderPattern("girExp($0)", a);
+    case ElementwiseOp::Sigmoid: return renderPattern("girSigmoid($0)", a);
+    case ElementwiseOp::Tanh: return renderPattern("girTanh($0)", a);
+    case ElementwiseOp::Erf: return renderPattern("girErf($0)", a);
+    case ElementwiseOp::Max: return renderPattern("std::max($0, $1)", a);
+    case ElementwiseOp::Min: return renderPattern("std::min($0, $1)", a);
+    case ElementwiseOp::Relu: return renderPattern("std::max($0, 0.0f)", a);
+    default: return renderElementwise(op, a);
   }
-  GIR_UNREACHABLE("unknown elementwise op");
 }
 
 // The names the loops read and write: the slice's base pointer, or its temporary when staged.

@@ -59,51 +59,16 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// The op table's renderings (core/gir/ScalarOps.h): CUDA and HIP take them as they are.
 std::string elementwiseExpr(ElementwiseOp op, const std::string* a) {
-  switch (op) {
-    case ElementwiseOp::Add: return "(" + a[0] + " + " + a[1] + ")";
-    case ElementwiseOp::Sub: return "(" + a[0] + " - " + a[1] + ")";
-    case ElementwiseOp::Mul: return "(" + a[0] + " * " + a[1] + ")";
-    case ElementwiseOp::Div: return "(" + a[0] + " / " + a[1] + ")";
-    case ElementwiseOp::Max: return "fmaxf(" + a[0] + ", " + a[1] + ")";
-    case ElementwiseOp::Min: return "fminf(" + a[0] + ", " + a[1] + ")";
-    case ElementwiseOp::Pow: return "powf(" + a[0] + ", " + a[1] + ")";
-    case ElementwiseOp::Neg: return "(-" + a[0] + ")";
-    case ElementwiseOp::Abs: return "fabsf(" + a[0] + ")";
-    case ElementwiseOp::Exp: return "expf(" + a[0] + ")";
-    case ElementwiseOp::Log: return "logf(" + a[0] + ")";
-    case ElementwiseOp::Sqrt: return "sqrtf(" + a[0] + ")";
-    case ElementwiseOp::Rsqrt: return "(1.0f / sqrtf(" + a[0] + "))";
-    case ElementwiseOp::Recip: return "(1.0f / " + a[0] + ")";
-    case ElementwiseOp::Relu: return "fmaxf(" + a[0] + ", 0.0f)";
-    case ElementwiseOp::Sigmoid: return "(1.0f / (1.0f + expf(-" + a[0] + ")))";
-    case ElementwiseOp::Tanh: return "tanhf(" + a[0] + ")";
-    case ElementwiseOp::Erf: return "erff(" + a[0] + ")";
-    case ElementwiseOp::Copy: return a[0];
-    case ElementwiseOp::Select: return "(" + a[0] + " != 0.0f ? " + a[1] + " : " + a[2] + ")";
-  }
-  return a[0];
+  return renderElementwise(op, std::vector<std::string>(a, a + elementwiseArity(op)));
 }
 
 std::string reduceCombineExpr(ReduceOp op, const std::string& acc, const std::string& x) {
-  switch (op) {
-    case ReduceOp::Sum: return acc + " + " + x;
-    case ReduceOp::Max: return "fmaxf(" + acc + ", " + x + ")";
-    case ReduceOp::Min: return "fminf(" + acc + ", " + x + ")";
-    case ReduceOp::Prod: return acc + " * " + x;
-  }
-  return acc;
+  return renderPattern(reduceCombineRendering(op), {acc, x});
 }
 
-std::string reduceIdentityLiteral(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum: return "0.0";
-    case ReduceOp::Max: return "(-INFINITY)";
-    case ReduceOp::Min: return "INFINITY";
-    case ReduceOp::Prod: return "1.0";
-  }
-  return "0.0";
-}
+std::string reduceIdentityLiteral(ReduceOp op) { return std::string(reduceIdentityRendering(op)); }
 
 // As on the CPU (docs/gpu.md, "Reductions"): float partial sums of a 4096-long row missed the check's
 // tolerance on an H100 (max rel. error 2.7e-3 near zero); a memory-bound kernel's double adds are free.

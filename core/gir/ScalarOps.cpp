@@ -3,33 +3,77 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/Expected.h"
 
 namespace gir {
 
 namespace {
+// The op table (docs/gir.md, "Operators"), in the manner of tinygrad's renderer table: per operator its
+// name, arity, C rendering over its operands $0..$2 (C99 float functions, valid C++, CUDA and HIP; a
+// back end may replace an entry with its prelude's function, codegen/cpu/CpuNodeEmitter.cpp lists
+// the CPU's), and whether it calls a transcendental (the cost models' separate rate).
 struct EwInfo {
   ElementwiseOp op;
   std::string_view name;
   int arity;
+  std::string_view rendering;
+  bool transcendental;
 };
 constexpr EwInfo kEw[] = {
-    {ElementwiseOp::Add, "add", 2},     {ElementwiseOp::Sub, "sub", 2},       {ElementwiseOp::Mul, "mul", 2},
-    {ElementwiseOp::Div, "div", 2},     {ElementwiseOp::Max, "max", 2},       {ElementwiseOp::Min, "min", 2},
-    {ElementwiseOp::Pow, "pow", 2},     {ElementwiseOp::Neg, "neg", 1},       {ElementwiseOp::Abs, "abs", 1},
-    {ElementwiseOp::Exp, "exp", 1},     {ElementwiseOp::Log, "log", 1},       {ElementwiseOp::Sqrt, "sqrt", 1},
-    {ElementwiseOp::Rsqrt, "rsqrt", 1}, {ElementwiseOp::Recip, "recip", 1},   {ElementwiseOp::Relu, "relu", 1},
-    {ElementwiseOp::Sigmoid, "sigmoid", 1}, {ElementwiseOp::Tanh, "tanh", 1}, {ElementwiseOp::Erf, "erf", 1},
-    {ElementwiseOp::Copy, "copy", 1},   {ElementwiseOp::Select, "select", 3},
+    {ElementwiseOp::Add, "add", 2, "($0 + $1)", false},
+    {ElementwiseOp::Sub, "sub", 2, "($0 - $1)", false},
+    {ElementwiseOp::Mul, "mul", 2, "($0 * $1)", false},
+    {ElementwiseOp::Div, "div", 2, "($0 / $1)", false},
+    {ElementwiseOp::Max, "max", 2, "fmaxf($0, $1)", false},
+    {ElementwiseOp::Min, "min", 2, "fminf($0, $1)", false},
+    {ElementwiseOp::Pow, "pow", 2, "powf($0, $1)", true},
+    {ElementwiseOp::Neg, "neg", 1, "(-$0)", false},
+    {ElementwiseOp::Abs, "abs", 1, "fabsf($0)", false},
+    {ElementwiseOp::Exp, "exp", 1, "expf($0)", true},
+    {ElementwiseOp::Log, "log", 1, "logf($0)", true},
+    {ElementwiseOp::Sqrt, "sqrt", 1, "sqrtf($0)", false},
+    {ElementwiseOp::Rsqrt, "rsqrt", 1, "(1.0f / sqrtf($0))", false},
+    {ElementwiseOp::Recip, "recip", 1, "(1.0f / $0)", false},
+    {ElementwiseOp::Relu, "relu", 1, "fmaxf($0, 0.0f)", false},
+    {ElementwiseOp::Sigmoid, "sigmoid", 1, "(1.0f / (1.0f + expf(-$0)))", true},
+    {ElementwiseOp::Tanh, "tanh", 1, "tanhf($0)", true},
+    {ElementwiseOp::Erf, "erf", 1, "erff($0)", true},
+    {ElementwiseOp::Copy, "copy", 1, "$0", false},
+    {ElementwiseOp::Select, "select", 3, "($0 != 0.0f ? $1 : $2)", false},
 };
+
+const EwInfo& info(ElementwiseOp op) {
+  for (const auto& e : kEw)
+    if (e.op == op) return e;
+  GIR_UNREACHABLE("elementwise op outside the op table");
+}
 }  // namespace
 
-std::string_view elementwiseName(ElementwiseOp op) {
-  for (const auto& e : kEw)
-    if (e.op == op) return e.name;
-  GIR_UNREACHABLE("elementwise op without a name");
+std::string renderPattern(std::string_view pattern, const std::vector<std::string>& args) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '$' && i + 1 < pattern.size() && pattern[i + 1] >= '0' && pattern[i + 1] <= '9') {
+      size_t k = static_cast<size_t>(pattern[++i] - '0');
+      out += k < args.size() ? args[k] : "?";
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
 }
+
+std::string_view elementwiseRendering(ElementwiseOp op) { return info(op).rendering; }
+
+std::string renderElementwise(ElementwiseOp op, const std::vector<std::string>& args) {
+  return renderPattern(info(op).rendering, args);
+}
+
+bool isTranscendental(ElementwiseOp op) { return info(op).transcendental; }
+
+std::string_view elementwiseName(ElementwiseOp op) { return info(op).name; }
 
 std::optional<ElementwiseOp> parseElementwise(std::string_view name) {
   for (const auto& e : kEw)
@@ -37,11 +81,7 @@ std::optional<ElementwiseOp> parseElementwise(std::string_view name) {
   return std::nullopt;
 }
 
-int elementwiseArity(ElementwiseOp op) {
-  for (const auto& e : kEw)
-    if (e.op == op) return e.arity;
-  GIR_UNREACHABLE("elementwise op without an arity");
-}
+int elementwiseArity(ElementwiseOp op) { return info(op).arity; }
 
 double evalElementwise(ElementwiseOp op, const double* a) {
   switch (op) {
@@ -113,6 +153,26 @@ double reduceIdentity(ReduceOp op) {
     case ReduceOp::Max: return -std::numeric_limits<double>::infinity();
     case ReduceOp::Min: return std::numeric_limits<double>::infinity();
     case ReduceOp::Prod: return 1.0;
+  }
+  GIR_UNREACHABLE("unknown reduce op");
+}
+
+std::string_view reduceCombineRendering(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "$0 + $1";
+    case ReduceOp::Max: return "fmaxf($0, $1)";
+    case ReduceOp::Min: return "fminf($0, $1)";
+    case ReduceOp::Prod: return "$0 * $1";
+  }
+  GIR_UNREACHABLE("unknown reduce op");
+}
+
+std::string_view reduceIdentityRendering(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "0.0";
+    case ReduceOp::Max: return "(-INFINITY)";
+    case ReduceOp::Min: return "INFINITY";
+    case ReduceOp::Prod: return "1.0";
   }
   GIR_UNREACHABLE("unknown reduce op");
 }

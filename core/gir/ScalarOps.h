@@ -3,7 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gir {
 
@@ -26,9 +28,20 @@ bool isMonotoneNonDecreasing(ElementwiseOp op);
 // cannot cancel, which lets a backend accumulate it in float (codegen/schedule/SumPrecision.h).
 bool isNonNegative(ElementwiseOp op);
 
+// The op table's C rendering: a pattern over operands $0..$2 (C99 float functions: valid C++, CUDA and
+// HIP), rendered over operand expressions. Back ends read these; one that replaces an entry says why.
+std::string_view elementwiseRendering(ElementwiseOp op);
+std::string renderElementwise(ElementwiseOp op, const std::vector<std::string>& args);
+std::string renderPattern(std::string_view pattern, const std::vector<std::string>& args);
+// Calls a transcendental function (exp, log, pow, tanh, erf, sigmoid): the cost models' separate rate.
+bool isTranscendental(ElementwiseOp op);
+
 std::string_view reduceName(ReduceOp op);
 std::optional<ReduceOp> parseReduce(std::string_view name);
 double reduceIdentity(ReduceOp op);
 double reduceCombine(ReduceOp op, double acc, double x);
+// C renderings of the combine ($0 the accumulator, $1 the value) and of the identity.
+std::string_view reduceCombineRendering(ReduceOp op);
+std::string_view reduceIdentityRendering(ReduceOp op);
 
 }  // namespace gir

@@ -81,3 +81,25 @@ TEST_CASE("the printer and the JSON writer spell a node's operation with opSpell
     CHECK(j["nodes"][k]["op"] == word);
   }
 }
+
+// The op table's renderings: every pattern uses exactly its operator's operands, and rendering
+// substitutes operand expressions verbatim.
+TEST_CASE("every operator's C rendering uses exactly its operands", "[core][spelling]") {
+  for (int k = 0; k <= static_cast<int>(ElementwiseOp::Select); ++k) {
+    auto op = static_cast<ElementwiseOp>(k);
+    std::string_view pattern = elementwiseRendering(op);
+    INFO(elementwiseName(op) << ": " << pattern);
+    int arity = elementwiseArity(op);
+    for (int i = 0; i < 3; ++i)
+      CHECK((pattern.find("$" + std::to_string(i)) != std::string_view::npos) == (i < arity));
+    std::vector<std::string> args = {"A0", "A1", "A2"};
+    args.resize(static_cast<size_t>(arity));
+    std::string text = renderElementwise(op, args);
+    CHECK(text.find('$') == std::string::npos);
+    for (const auto& a : args) CHECK(text.find(a) != std::string::npos);
+  }
+  CHECK(renderElementwise(ElementwiseOp::Sub, {"x[i]", "1.0f"}) == "(x[i] - 1.0f)");
+  CHECK(renderPattern(reduceCombineRendering(ReduceOp::Max), {"acc", "x"}) == "fmaxf(acc, x)");
+  CHECK(isTranscendental(ElementwiseOp::Exp));
+  CHECK_FALSE(isTranscendental(ElementwiseOp::Add));
+}

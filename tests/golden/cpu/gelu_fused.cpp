@@ -110,15 +110,15 @@ void kernel0(float* const* g) {
           // node 0: move %s0 -> %s1
           const float v0 = in0_0[i0];
           // node 1: ew.div %s1, 1.4142135381698608 -> %s2
-          const float v1 = v0 / 1.41421354f;
+          const float v1 = (v0 / 1.41421354f);
           // node 2: ew.erf %s2 -> %s3
           const float v2 = girErf(v1);
           // node 3: ew.add %s3, 1.0 -> %s4
-          const float v3 = v2 + 1.0f;
+          const float v3 = (v2 + 1.0f);
           // node 4: ew.mul %s1, %s4 -> %s5
-          const float v4 = v0 * v3;
+          const float v4 = (v0 * v3);
           // node 5: ew.mul %s5, 0.5 -> %s6
-          const float v5 = v4 * 0.5f;
+          const float v5 = (v4 * 0.5f);
           // node 6: move %s6 -> %s7
           const float v6 = v5;
           out6[i0] = v6;

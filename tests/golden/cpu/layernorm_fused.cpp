@@ -120,7 +120,7 @@ void kernel0(float* const* g) {
           const float v0 = in0_0[i0];
           out0[i0] = v0;
           // node 1: ew.div %s1, 768.0 -> %s2
-          const float v1 = v0 / 768.0f;
+          const float v1 = (v0 / 768.0f);
           // node 2: reduce.sum axes[1] %s2 -> %s3
           acc2 = acc2 + v1;
         }
@@ -138,14 +138,14 @@ void kernel0(float* const* g) {
           // node 3: broadcast axes[1] %s3 -> %s4
           const float v3 = in3_0[0];
           // node 4: ew.sub %s1, %s5 -> %s6
-          const float v4 = in4_0[i0] - v3;
+          const float v4 = (in4_0[i0] - v3);
           // node 5: move %s6 -> %s7
           const float v5 = v4;
           out5[i0] = v5;
           // node 6: ew.mul %s7, %s7 -> %s8
-          const float v6 = v5 * v5;
+          const float v6 = (v5 * v5);
           // node 7: ew.div %s8, 768.0 -> %s9
-          const float v7 = v6 / 768.0f;
+          const float v7 = (v6 / 768.0f);
           // node 8: reduce.sum axes[1] %s9 -> %s10
           acc8 = acc8 + v7;
         }
@@ -156,9 +156,9 @@ void kernel0(float* const* g) {
         const float* const in9_0 = ln_6_out;  // %ln_6_out[u +: 1,1]
         float* const out10 = ln_8_out;  // %ln_8_out[u +: 1,1]
         // node 9: ew.add %s10, 9.999999747378752e-06 -> %s11
-        const float v9 = in9_0[0] + 9.99999975e-06f;
+        const float v9 = (in9_0[0] + 9.99999975e-06f);
         // node 10: ew.rsqrt %s11 -> %s12
-        const float v10 = 1.0f / std::sqrt(v9);
+        const float v10 = (1.0f / sqrtf(v9));
         out10[0] = v10;
       }
       // one loop nest over [768] for nodes 11, 12, 13, 14, 15, 16, 17
@@ -173,15 +173,15 @@ void kernel0(float* const* g) {
           // node 11: broadcast axes[1] %s12 -> %s13
           const float v11 = in11_0[0];
           // node 12: ew.mul %s7, %s14 -> %s15
-          const float v12 = in12_0[i0] * v11;
+          const float v12 = (in12_0[i0] * v11);
           // node 13: move %s16 -> %s17
           const float v13 = in13_0[i0];
           // node 14: ew.mul %s15, %s18 -> %s19
-          const float v14 = v12 * v13;
+          const float v14 = (v12 * v13);
           // node 15: move %s20 -> %s21
           const float v15 = in15_0[i0];
           // node 16: ew.add %s19, %s22 -> %s23
-          const float v16 = v14 + v15;
+          const float v16 = (v14 + v15);
           // node 17: move %s23 -> %s24
           const float v17 = v16;
           out17[i0] = v17;

@@ -162,7 +162,7 @@ void kernel0(float* const* g) {
           // node 6: broadcast axes[0] %s6 -> %s7
           const float v6 = in6_0[0];
           // node 7: ew.sub %s1, %s7 -> %s8
-          const float v7 = in7_0[i0] - v6;
+          const float v7 = (in7_0[i0] - v6);
           // node 8: ew.exp %s8 -> %s9
           const float v8 = girExp(v7);
           out8[i0] = v8;
@@ -207,7 +207,7 @@ void kernel0(float* const* g) {
           // node 14: broadcast axes[0] %s14 -> %s15
           const float v14 = in14_0[0];
           // node 15: ew.div %s9, %s15 -> %s16
-          const float v15 = in15_0[i0] / v14;
+          const float v15 = (in15_0[i0] / v14);
           // node 16: move %s16 -> %s17
           const float v16 = v15;
           out16[i0] = v16;

@@ -136,7 +136,7 @@ void kernel0(float* const* g) {
             // node 2: broadcast axes[3] %s2 -> %s3
             const float v2 = in2_0[i0];
             // node 3: ew.sub %s1, %s4 -> %s5
-            const float v3 = in3_0[i0*128 + i1] - v2;
+            const float v3 = (in3_0[i0*128 + i1] - v2);
             // node 4: ew.exp %s5 -> %s6
             const float v4 = girExp(v3);
             // node 5: move %s6 -> %s7
@@ -152,7 +152,7 @@ void kernel0(float* const* g) {
             // node 7: broadcast axes[3] %s8 -> %s9
             const float v7 = in7_0[i0];
             // node 8: ew.div %s7, %s10 -> %s11
-            const float v8 = in8_0[i0*128 + i1] / v7;
+            const float v8 = (in8_0[i0*128 + i1] / v7);
             // node 9: move %s11 -> %s12
             const float v9 = v8;
             out9[i0*128 + i1] = v9;
