@@ -145,52 +145,69 @@ std::string portfolioText(const InsertStats& s) {
   return out + "\n";
 }
 
-// The portfolio (docs/ascend.md, "The portfolio"): each variant of the heuristic, then barrier-all,
-// which is always correct; the fewest nominal cycles wins, ties to the earlier candidate.
-Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt) {
-  auto t0 = std::chrono::steady_clock::now();
-  Program norm = normalizeCfg(input);
-  const Target defaults;
-  const Target& t = opt.target ? *opt.target : defaults;
+namespace {
+
+// Each variant judged on the oracle's paths at nominal latencies; the fastest correct one, if any.
+std::optional<InsertResult> bestVariant(const Program& norm, const InsertOptions& opt, const Target& t,
+                                        std::vector<PortfolioEntry>& entries, std::string& note, Status& error) {
   std::optional<InsertResult> best;
-  std::vector<PortfolioEntry> entries;
-  std::string note;
-  const auto& variants = insertVariants();
-  if (opt.variant >= static_cast<int>(variants.size())) return makeError("no insertion variant " + std::to_string(opt.variant));
-  // The barrier-all program this would output, simulated like the candidates (the oracle's own
-  // barrier-all figure is dynamic and can be a few cycles lower at block starts).
-  Program barriers = barrierAllBaseline(norm);
-  double barrierAll = opt.variant >= 0 ? 0 : nominalFigures(barriers, t).cyclesMean;
   bool hasIf = containsIf(norm.body);
-  for (size_t k = 0; k < variants.size(); ++k) {
-    const InsertVariant& v = variants[k];
-    if (opt.variant >= 0 && opt.variant != static_cast<int>(k)) continue;
-    if (opt.variant < 0 && v.liftIfs && !hasIf) continue;  // the same placement as without lifting
+  for (const InsertVariant& v : insertVariants()) {
+    if (v.liftIfs && !hasIf) continue;  // the same placement as without lifting
     auto res = runVariant(norm, opt, v);
-    if (!res) return res.takeError();
+    if (!res) {
+      error = res.takeError();
+      return std::nullopt;
+    }
     res->stats.kept = v.name;
-    if (opt.variant >= 0) return finish(std::move(*res), t0);
     OracleReport fig = nominalFigures(res->output, t);
     entries.push_back({v.name, fig.cyclesMean, fig.correct});
     res->stats.flagCycles = fig.cyclesMean;
     int deps = res->stats.deps;
     if (fig.correct && (!best || fig.cyclesMean < best->stats.flagCycles)) best = std::move(*res);
     if (deps > kPortfolioMaxDeps) {
-      note = "other variants skipped: " + std::to_string(deps) + " dependencies (more than " +
-             std::to_string(kPortfolioMaxDeps) + ")";
+      note = "other variants skipped: " + std::to_string(deps) + " dependencies (more than " + std::to_string(kPortfolioMaxDeps) + ")";
       break;
     }
   }
-  if (!best) {  // no variant passed the oracle: barrier-all, which always does
+  return best;
+}
+
+}  // namespace
+
+// The portfolio (docs/ascend.md, "The portfolio"): each variant of the heuristic, then barrier-all,
+// which is always correct; the fewest nominal cycles wins, ties to the earlier candidate.
+Expected<InsertResult> insertSync(const Program& input, const InsertOptions& opt) {
+  auto t0 = std::chrono::steady_clock::now();
+  Program norm = normalizeCfg(input);
+  const auto& variants = insertVariants();
+  if (opt.variant >= static_cast<int>(variants.size())) return makeError("no insertion variant " + std::to_string(opt.variant));
+  if (opt.variant >= 0) {
+    auto res = runVariant(norm, opt, variants[static_cast<size_t>(opt.variant)]);
+    if (!res) return res.takeError();
+    res->stats.kept = variants[static_cast<size_t>(opt.variant)].name;
+    return finish(std::move(*res), t0);
+  }
+  const Target defaults;
+  const Target& t = opt.target ? *opt.target : defaults;
+  std::vector<PortfolioEntry> entries;
+  std::string note;
+  Status error = success();
+  std::optional<InsertResult> best = bestVariant(norm, opt, t, entries, note, error);
+  if (!error) return error.takeError();
+  if (!best) {  // no variant passed the oracle: barrier-all, which always does (the first variant's stats)
     auto res = runVariant(norm, opt, variants.front());
     if (!res) return res.takeError();
     best = std::move(*res);
     best->stats.flagCycles = std::numeric_limits<double>::infinity();
   }
   InsertResult res = std::move(*best);
-  res.stats.barrierAllCycles = barrierAll;
-  entries.push_back({"barrier-all", barrierAll, true});
-  if (barrierAll < res.stats.flagCycles) {
+  // The barrier-all program this would output, simulated like the candidates (the oracle's own
+  // barrier-all figure is dynamic and can be a few cycles lower at block starts).
+  Program barriers = barrierAllBaseline(norm);
+  res.stats.barrierAllCycles = nominalFigures(barriers, t).cyclesMean;
+  entries.push_back({"barrier-all", res.stats.barrierAllCycles, true});
+  if (res.stats.barrierAllCycles < res.stats.flagCycles) {
     res.output = std::move(barriers);
     res.stats.keptBarrierAll = true;
     res.stats.kept = "barrier-all";
