@@ -193,29 +193,34 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
 // tolerance by 100x near zero). A sum of nonnegative terms cannot cancel and stays in float lanes
 // (SumPrecision.h): softmax's sum of exponentials, a mean of squares (docs/cpu.md, "Reductions").
 struct ReduceSpelling {
-  std::string type, identity, clause, combine;  // combine: with "A" and "V" substituted by the caller
+  std::string type, identity, clause, combine;  // combine: the op table's pattern, $0 the accumulator, $1 the value
 };
 
+// The op table's identity and combine (core/gir/ScalarOps.h); max and min combine with std::max /
+// std::min, as the elementwise max and min do here (elementwiseExpr says why).
 ReduceSpelling reduceSpelling(ReduceOp op) {
+  std::string identity(reduceIdentityRendering(op)), combine(reduceCombineRendering(op));
   switch (op) {
-    case ReduceOp::Sum: return {"double", "0.0", "+", "A + V"};
-    case ReduceOp::Prod: return {"double", "1.0", "*", "A * V"};
-    case ReduceOp::Max: return {"float", "-INFINITY", "max", "std::max(A, V)"};
-    case ReduceOp::Min: return {"float", "INFINITY", "min", "std::min(A, V)"};
+    case ReduceOp::Sum: return {"double", identity, "+", combine};
+    case ReduceOp::Prod: return {"double", identity, "*", combine};
+    case ReduceOp::Max: return {"float", identity, "max", "std::max($0, $1)"};
+    case ReduceOp::Min: return {"float", identity, "min", "std::min($0, $1)"};
   }
   GIR_UNREACHABLE("unknown reduce op");
 }
 
 ReduceSpelling reduceSpelling(const Graph& g, NodeId id) {
-  if (sumOfNonNegatives(g, id)) return {"float", "0.0f", "+", "A + V"};
+  if (sumOfNonNegatives(g, id)) {
+    ReduceSpelling r = reduceSpelling(ReduceOp::Sum);
+    r.type = "float";
+    r.identity = "0.0f";
+    return r;
+  }
   return reduceSpelling(std::get<ReducePayload>(g.node(id).payload).op);
 }
 
 std::string combine(const ReduceSpelling& r, const std::string& acc, const std::string& v) {
-  std::string s = r.combine;
-  s.replace(s.find('A'), 1, acc);
-  s.replace(s.find('V'), 1, v);
-  return s;
+  return renderPattern(r.combine, {acc, v});
 }
 
 void emitReduce(CodeWriter& w, const EmitContext& c, NodeId id, const LoopNest& nest, const Operands& ops) {

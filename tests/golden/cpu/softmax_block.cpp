@@ -112,7 +112,7 @@ void kernel0(float* const* g) {
         const float* const in0_0 = x + (16*u);  // %x[16*u +: 16]
         float* const out0 = xr + (u - u0)*16;  // %xr[16*u +: 16]
         float* const out1 = pmax;  // %pmax[u +: 1]
-        float acc1 = -INFINITY;
+        float acc1 = (-INFINITY);
         #pragma omp simd reduction(max:acc1)
         for (int64_t i0 = 0; i0 < 16; ++i0) {
           // node 0: move %s0 -> %s1
@@ -140,7 +140,7 @@ void kernel0(float* const* g) {
       {
         const float* const in4_0 = pmax_s;  // %pmax_s[4*(u/4) +: 4]
         float* const out5 = rowmax;  // %rowmax[u +: 1]
-        float acc5 = -INFINITY;
+        float acc5 = (-INFINITY);
         #pragma omp simd reduction(max:acc5)
         for (int64_t i0 = 0; i0 < 4; ++i0) {
           // node 4: move %s4 -> %s5

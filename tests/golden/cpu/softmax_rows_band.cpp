@@ -119,7 +119,7 @@ void kernel0(float* const* g) {
         float* const out9 = y + (2048*u);  // %y[2048*u +: 2048]
         for (int64_t i0 = 0; i0 < 16; ++i0) {
           // one loop nest over [16,128] for nodes 0, 1, the innermost loop reduced
-          float acc1 = -INFINITY;
+          float acc1 = (-INFINITY);
           #pragma omp simd reduction(max:acc1)
           for (int64_t i1 = 0; i1 < 128; ++i1) {
             // node 0: move %s0 -> %s1
