@@ -68,12 +68,6 @@ OracleReport nominalFigures(const Program& p, const Target& t) {
   return runOracle(p, t, o);
 }
 
-bool containsIf(const std::vector<Stmt>& b) {
-  for (const auto& s : b)
-    if (s.kind == StmtKind::If || containsIf(s.body)) return true;
-  return false;
-}
-
 // One pass of the heuristic, stage by stage, with a dump after each when asked.
 Expected<InsertResult> runVariant(const Program& norm, const InsertOptions& opt, const InsertVariant& v) {
   InsertResult res;
@@ -151,7 +145,7 @@ namespace {
 std::optional<InsertResult> bestVariant(const Program& norm, const InsertOptions& opt, const Target& t,
                                         std::vector<PortfolioEntry>& entries, std::string& note, Status& error) {
   std::optional<InsertResult> best;
-  bool hasIf = containsIf(norm.body);
+  bool hasIf = countPaths(norm.body, 2) > 1;  // every if makes a second path (loops run at least once)
   for (const InsertVariant& v : insertVariants()) {
     if (v.liftIfs && !hasIf) continue;  // the same placement as without lifting
     auto res = runVariant(norm, opt, v);
