@@ -92,6 +92,10 @@ std::string sliceBase(const EmitContext& c, SliceId sid) {
       prefix = "(u - u0)*" + intLiteral(p.instanceSize) + " + ";
       [[fallthrough]];
     case Placement::PerUnit:
+      if (!p.affine) {  // a private instance whose slices sit at fixed places in it (Schedule::sliceRel)
+        off = AffineIndex(c.schedule.sliceRel[sid.value]);
+        break;
+      }
       off.addTerm(UnitTermKind::Identity, 1, -p.loStride);
       off.addConstant(-p.loBase);
       break;

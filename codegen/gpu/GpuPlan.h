@@ -1,20 +1,22 @@
-// The GPU mapping of a GIR-Graph (docs/gpu.md, "The mapping"; paper section 7): which kernel runs each node,
-// and where each buffer lives. A unit is a warp (32 lanes) or a wavefront (64); device syncs split
-// kernels; unit-scoped levels become per-lane register arrays, block-scoped levels `__shared__`
-// arrays, and anything the register or shared mapping cannot hold falls back to global memory.
+// The GPU rendering of a GIR-Graph's schedule (docs/gpu.md, "The mapping"; paper section 7): the
+// schedule (codegen/schedule/Schedule.h, built for the target's lanes and on-chip limits) decides the
+// kernels, their node order and every buffer's placement; this names them in CUDA/HIP terms. A unit is
+// a warp (32 lanes) or a wavefront (64); a per-unit buffer is a per-lane register array, a per-block
+// one a `__shared__` array, and anything the schedule placed globally is a kernel parameter.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "codegen/gpu/GpuTarget.h"
+#include "codegen/schedule/Schedule.h"
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
 
 namespace gir::gpu {
 
 enum class Placement {
-  Global,     // a kernel parameter: dram buffers, and reg/smem buffers spilled to a global scratch array
+  Global,     // a kernel parameter: dram buffers, and reg/smem buffers the schedule kept global
   Shared,     // `__shared__ float name[extent]`, one instance per block
   Registers,  // `float name[slots]` per lane: unit-relative element q lives in lane q % lanes, slot q / lanes
 };
@@ -22,8 +24,8 @@ enum class Placement {
 struct BufferPlan {
   Placement placement = Placement::Global;
   std::string ident;        // C identifier in the emitted code
-  bool spilled = false;     // a unit- or block-level buffer the mapping moved to global memory
-  std::string spillReason;  // why, for the emitted comment and the docs
+  bool spilled = false;     // a unit- or block-level buffer the schedule placed in global memory
+  std::string spillReason;  // why (the schedule's reason), for the emitted comment and the docs
   int kernel = -1;          // for Shared/Registers: the one kernel that touches the buffer
   // Registers: elements of one unit's instance and slots per lane.
   int64_t unitExtent = 0, slots = 0;
@@ -34,11 +36,10 @@ struct BufferPlan {
 struct GpuPlan {
   Graph graph;  // the compacted input graph; every id below refers to it
   GpuTarget target;
-  std::vector<std::vector<NodeId>> kernels;  // per kernel: its nodes (no device syncs) in schedule order
-  std::vector<int> kernelOf;                 // per node; -1 for device syncs
+  codegen::Schedule schedule;                // built with ScheduleTarget::gpu(target)
+  std::vector<std::vector<NodeId>> kernels;  // per kernel: the schedule's program (no device syncs)
   std::vector<BufferPlan> buffers;           // per buffer
   std::vector<int64_t> sliceRel;             // per slice on a Registers buffer: offset(u) - unit base (constant)
-  int sunkNodes = 0;                         // nodes moved to the kernel of their first consumer
 };
 
 // Fails (naming the node or buffer) when the graph does not verify or cannot run on the target:

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "codegen/schedule/Phases.h"
 #include "core/gir/Printer.h"
 #include "core/gir/Verifier.h"
 
@@ -28,29 +29,33 @@ Scope bufferScope(const Graph& g, BufferId b) {
 namespace {
 
 // Stage of every node of one kernel: the number of block syncs on the longest path into it
-// inside that kernel. A unit-major run of one stage is then safe: data crosses units only
-// through a block sync (or a device sync, which ends the kernel), and every sync starts a stage.
+// inside that kernel (codegen/schedule/Phases.h's levels over the kernel's own edges). A unit-major
+// run of one stage is then safe: data crosses units only through a block sync (or a device sync,
+// which ends the kernel), and every sync starts a stage.
 std::vector<int> stagesOf(const Graph& g, const std::vector<NodeId>& order, const std::vector<int>& kernelOf,
                           const std::vector<std::vector<NodeId>>& succ) {
-  std::vector<int> stage(g.nodes().size(), -1);
-  for (NodeId id : order)
-    if (kernelOf[id.value] >= 0) stage[id.value] = std::max(stage[id.value], 0);
+  std::vector<NodeId> scheduled;
+  LevelEdges edges(g.nodes().size());
   for (NodeId id : order) {
     int k = kernelOf[id.value];
     if (k < 0) continue;
+    scheduled.push_back(id);
     const Node& n = g.node(id);
-    int next = stage[id.value] + (n.isSync() && n.syncScope() == Scope::Block ? 1 : 0);
+    int w = n.isSync() && n.syncScope() == Scope::Block ? 1 : 0;
     for (NodeId s : succ[id.value])
-      if (kernelOf[s.value] == k) stage[s.value] = std::max(stage[s.value], next);
+      if (kernelOf[s.value] == k) edges[id.value].push_back({s, w});
   }
-  return stage;
+  return levelNodes(g.nodes().size(), scheduled, edges, LevelSink::Earliest);
 }
 
 // What one buffer's instances touch, gathered over every non-sync access.
 struct Footprint {
   std::vector<int64_t> lo, hi;  // per instance; lo > hi when untouched
   std::set<int> kernels, stages;
+  std::vector<std::pair<SliceId, NodeId>> uses;
 };
+
+int64_t instanceOf(const Graph& g, bool perUnit, int64_t u) { return perUnit ? u : g.blockOf(u); }
 
 Footprint footprintOf(const Graph& g, BufferId b, bool perUnit, const std::vector<int>& kernelOf,
                       const std::vector<int>& stageOf) {
@@ -68,9 +73,10 @@ Footprint footprintOf(const Graph& g, BufferId b, bool perUnit, const std::vecto
         if (sl.buffer != b) continue;
         f.kernels.insert(kernelOf[i]);
         f.stages.insert(stageOf[i]);
+        f.uses.push_back({s, NodeId(i)});
         for (int64_t u = d.begin; u < d.end; ++u) {
           auto [first, last] = sliceExtent(sl, u);
-          size_t inst = static_cast<size_t>(perUnit ? u : g.blockOf(u));
+          auto inst = static_cast<size_t>(instanceOf(g, perUnit, u));
           f.lo[inst] = std::min(f.lo[inst], first);
           f.hi[inst] = std::max(f.hi[inst], last);
         }
@@ -79,8 +85,8 @@ Footprint footprintOf(const Graph& g, BufferId b, bool perUnit, const std::vecto
   return f;
 }
 
-// Fills loStride/loBase/instanceSize when every touched instance's first index is affine in the
-// instance number; false otherwise (the buffer then stays global).
+// Fills loStride/loBase when every touched instance's first index is affine in the instance
+// number; false otherwise.
 bool fitAffineFootprint(const Footprint& f, BufferPlan& plan) {
   std::vector<int64_t> touched;
   for (size_t i = 0; i < f.lo.size(); ++i)
@@ -93,46 +99,90 @@ bool fitAffineFootprint(const Footprint& f, BufferPlan& plan) {
     if (delta % (i1 - i0) != 0) return false;
     stride = delta / (i1 - i0);
   }
-  int64_t base = f.lo[i0] - stride * i0, size = 0;
-  for (int64_t i : touched) {
+  int64_t base = f.lo[i0] - stride * i0;
+  for (int64_t i : touched)
     if (f.lo[i] != stride * i + base) return false;
-    size = std::max(size, f.hi[i] - f.lo[i] + 1);
-  }
   plan.loStride = stride;
   plan.loBase = base;
-  plan.instanceSize = size;
   return true;
 }
 
-BufferPlan planBuffer(const Graph& g, BufferId b, const std::vector<int>& kernelOf, const std::vector<int>& stageOf) {
+int64_t largestInstance(const Footprint& f) {
+  int64_t size = 0;
+  for (size_t i = 0; i < f.lo.size(); ++i)
+    if (f.lo[i] <= f.hi[i]) size = std::max(size, f.hi[i] - f.lo[i] + 1);
+  return size;
+}
+
+// Each slice's offset minus its instance's first element, for every unit that runs it; fails
+// (naming the slice) when that differs between units.
+Status fixSliceOffsets(const Graph& g, const Footprint& f, bool perUnit, std::vector<int64_t>& sliceRel) {
+  for (auto [s, n] : f.uses) {
+    const MemorySlice& sl = g.slice(s);
+    UnitDomain d = g.domainOf(g.node(n));
+    for (int64_t u = d.begin; u < d.end; ++u) {
+      int64_t rel = sl.offset.eval(u) - f.lo[static_cast<size_t>(instanceOf(g, perUnit, u))];
+      if (u > d.begin && rel != sliceRel[s.value])
+        return makeError("its slice offset(" + sl.offset.str() + ") is not at a fixed place within each unit's elements");
+      sliceRel[s.value] = rel;
+    }
+  }
+  return success();
+}
+
+// The target's rules for a per-unit instance; an error names the one broken.
+Status checkUnitInstance(const Graph& g, const Footprint& f, const ScheduleTarget& t, bool fixed, const Status& whyNotFixed,
+                         int64_t size) {
+  if (t.fixedUnitSlices) {
+    if (!fixed) return whyNotFixed;
+    for (auto [s, n] : f.uses)
+      for (SliceId out : g.node(n).outputs)
+        if (out == s && g.slice(s).contiguousWidth() != g.slice(s).numel()) return makeError("a node writes it through a non-contiguous slice");
+  }
+  int64_t slots = (size + t.lanes - 1) / t.lanes;
+  if (t.maxSlotsPerLane > 0 && slots > t.maxSlotsPerLane)
+    return makeError(std::to_string(slots) + " registers per lane exceed " + std::to_string(t.maxSlotsPerLane));
+  return success();
+}
+
+BufferPlan globalPlan(BufferPlan p, std::string why) {
+  p.placement = Placement::Global;
+  p.kernel = -1;
+  p.why = std::move(why);
+  return p;
+}
+
+BufferPlan planBuffer(const Graph& g, BufferId b, const Schedule& s, const ScheduleTarget& t, std::vector<int64_t>& sliceRel) {
   BufferPlan p;
   p.buffer = b;
   Scope scope = bufferScope(g, b);
   bool perUnit = scope == Scope::Unit || scope == Scope::Lane;
-  Footprint f = footprintOf(g, b, perUnit, kernelOf, stageOf);
+  Footprint f = footprintOf(g, b, perUnit, s.kernelOf, s.stageOf);
   p.used = !f.kernels.empty();
   p.deviceLevel = scope == Scope::Device;
-  if (p.deviceLevel) {
-    p.why = "device-scope level";
-    return p;
-  }
-  if (g.buffer(b).role != BufferRole::Temp) {
-    p.why = "graph input or output";
-    return p;
-  }
-  if (f.kernels.size() != 1) {
-    p.why = f.kernels.empty() ? "unused" : "lives across a device sync";
-    return p;
-  }
-  if (!fitAffineFootprint(f, p)) {
-    p.why = "instances are not translates of one another";
-    return p;
-  }
-  p.kernel = *f.kernels.begin();
+  if (p.deviceLevel) return globalPlan(p, "device-scope level");
+  if (g.buffer(b).role != BufferRole::Temp) return globalPlan(p, "graph input or output");
+  if (f.kernels.empty()) return globalPlan(p, "unused");
+  if (f.kernels.size() != 1)
+    return globalPlan(p, "kernels " + std::to_string(*f.kernels.begin()) + " and " + std::to_string(*f.kernels.rbegin()) +
+                             " both touch it");
+  p.affine = fitAffineFootprint(f, p);
+  p.instanceSize = largestInstance(f);
+  Status fixed = fixSliceOffsets(g, f, perUnit, sliceRel);
   if (!perUnit) {
+    if (!p.affine) return globalPlan(p, "the blocks' first elements are not affine in the block index");
+    if (t.maxBlockBytes > 0 && p.instanceSize * 4 > t.maxBlockBytes)
+      return globalPlan(p, std::to_string(p.instanceSize * 4) + " bytes per block exceed the " + std::to_string(t.maxBlockBytes / 1024) +
+                               " KiB of static shared memory");
+    p.kernel = *f.kernels.begin();
     p.placement = Placement::PerBlock;
     p.why = "block-scope level: one scratch per block";
-  } else if (f.stages.size() > 1) {
+    return p;
+  }
+  if (!p.affine && !fixed) return globalPlan(p, "instances are not translates of one another");
+  if (auto st = checkUnitInstance(g, f, t, static_cast<bool>(fixed), fixed, p.instanceSize); !st) return globalPlan(p, st.error().message);
+  p.kernel = *f.kernels.begin();
+  if (f.stages.size() > 1) {
     p.placement = Placement::PerBlockUnits;
     p.why = "unit-scope level live across a block sync: kept for every unit of the block";
   } else {
@@ -144,7 +194,7 @@ BufferPlan planBuffer(const Graph& g, BufferId b, const std::vector<int>& kernel
 
 }  // namespace
 
-Expected<Schedule> buildSchedule(const Graph& g) {
+Expected<Schedule> buildSchedule(const Graph& g, const ScheduleTarget& target) {
   if (g.units < 1 || g.unitsPerBlock < 1) return makeError("graph @" + g.name + " needs units >= 1 and block >= 1");
   auto order = topologicalOrder(g);
   if (!order) return makeError("graph @" + g.name + " has a cycle; it cannot be scheduled");
@@ -164,6 +214,7 @@ Expected<Schedule> buildSchedule(const Graph& g) {
     if (k < 0) continue;
     const Node& n = g.node(id);
     KernelSchedule& ks = s.kernels[k];
+    ks.program.push_back(id);
     if (n.isSync()) {
       if (n.syncScope() == Scope::Block) ++ks.blockSyncs;
       continue;  // unit and lane syncs order one unit with itself: program order already does
@@ -172,12 +223,15 @@ Expected<Schedule> buildSchedule(const Graph& g) {
     if (ks.stages.size() <= st) ks.stages.resize(st + 1);
     ks.stages[st].nodes.push_back(id);
   }
+  s.sliceRel.assign(g.slices().size(), 0);
   for (uint32_t b = 0; b < g.buffers().size(); ++b) {
     if (g.buffers()[b].erased) {
-      s.buffers.push_back(BufferPlan{BufferId(b), Placement::Global, false, false, -1, 0, 0, 0, "erased"});
+      BufferPlan erased;
+      erased.buffer = BufferId(b);
+      s.buffers.push_back(globalPlan(erased, "erased"));
       continue;
     }
-    s.buffers.push_back(planBuffer(g, BufferId(b), s.kernelOf, s.stageOf));
+    s.buffers.push_back(planBuffer(g, BufferId(b), s, target, s.sliceRel));
   }
   return s;
 }

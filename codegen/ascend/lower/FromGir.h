@@ -22,16 +22,14 @@
 #include "codegen/ascend/asck/AsckProgram.h"
 #include "codegen/ascend/asck/AsckTarget.h"
 #include "codegen/ascend/sync/FlagInsertion.h"
+#include "codegen/schedule/Phases.h"
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
 
 namespace gir::ascend {
 
-// What splits the unit loop into phases (one loop nest after the other).
-enum class PhaseSplit {
-  Data,  // only syncs that data crosses units through: a read, or an overwrite, of another unit's element
-  Sync,  // every block (of 2+ units) and device sync, as the GIR kernels are written
-};
+// What splits the unit loop into phases (one loop nest after the other): the schedule's phases.
+using PhaseSplit = codegen::PhaseSplit;
 
 struct FromGirOptions {
   std::string target = "ascend910";  // the kernel's `target` line
@@ -83,13 +81,13 @@ struct UnitPlan {
   std::vector<UnitNest> nests;    // by phase, then by first unit
 };
 
-// Phases, PhaseSplit::Sync: the number of block (2+ units per block) or device syncs on the longest path into
-// a node; unit and lane syncs need nothing, a unit's program order already holds them. PhaseSplit::Data: the
-// longest path where an edge counts 1 when an element passes between different units along it (read after
-// write, write after read, write after write, from the interpreter's accesses: GIR addresses are affine in the
-// unit, so one run sees every access). Syncs that only order a unit with itself then cost no split: the row
-// templates' per-op kernels run back to back per unit. That is each node's earliest phase; a node with
-// successors then moves to the latest phase they allow, so loads sit next to their consumers.
+// Phases are the schedule's (codegen::phasesOf), over the order with loads early. PhaseSplit::Sync: the number
+// of block (2+ units per block) or device syncs on the longest path into a node; unit and lane syncs need
+// nothing, a unit's program order already holds them. PhaseSplit::Data: the longest path where an edge counts 1
+// when an element passes between different units along it (read after write, write after read, write after
+// write). Syncs that only order a unit with itself then cost no split: the row templates' per-op kernels run
+// back to back per unit. A node with successors then moves to the latest phase they allow, so loads sit next
+// to their consumers.
 Expected<UnitPlan> planUnitLoops(const Graph& g, PhaseSplit split);
 // The divisor chains and loop nests again, with `extraDivisors[phase]` joining that phase's offsets' divisors
 // (layoutBuffers asks for the ones its tile indices need). planUnitLoops runs it with none.

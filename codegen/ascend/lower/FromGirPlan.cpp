@@ -7,7 +7,6 @@
 #include <limits>
 #include <set>
 
-#include "core/gir/Interpreter.h"
 #include "core/gir/Printer.h"
 
 namespace gir::ascend {
@@ -24,88 +23,16 @@ int64_t UnitNest::linearAt(const std::vector<int64_t>& vars) const {
   return l;
 }
 
-// A sync orders units only when it spans more than one: device syncs, and block syncs of real blocks.
-static bool splitsUnits(const Graph& g, const Node& n) {
-  if (!n.isSync()) return false;
-  return n.syncScope() == Scope::Device || (n.syncScope() == Scope::Block && g.unitsPerBlock > 1);
-}
-
-namespace {
-
-// Node pairs (earlier, later) between which some element passes from one unit to another, in the
-// interpreter's order: the later node must run in a later phase. Only device- and block-scoped buffers are
-// tracked: the memory checker (raceFree, before) rejects a unit- or lane-scoped element touched by two units,
-// so those never carry data between units, and they hold most of the elements (one slice per unit).
-class CrossUnitEdges : public AccessObserver {
- public:
-  explicit CrossUnitEdges(const Graph& g) : last_(g.buffers().size()), readers_(g.buffers().size()) {
-    for (size_t b = 0; b < g.buffers().size(); ++b) {
-      const gir::Buffer& buf = g.buffers()[b];
-      const LevelDecl* l = buf.erased ? nullptr : g.levelOf(BufferId(static_cast<uint32_t>(b)));
-      if (!l || l->scope == Scope::Unit || l->scope == Scope::Lane) continue;
-      last_[b].assign(static_cast<size_t>(buf.numel()), {-1, -1});
-      readers_[b].resize(last_[b].size());
-    }
-  }
-  void access(NodeId node, int64_t unit, BufferId b, const std::vector<int64_t>& elements, bool isWrite) override {
-    if (last_[b.value].empty()) return;  // unit- or lane-private
-    int32_t n = static_cast<int32_t>(node.value), me = static_cast<int32_t>(unit);
-    for (int64_t e : elements) {
-      auto& w = last_[b.value][e];
-      auto& rs = readers_[b.value][e];
-      if (w.first >= 0 && w.second != me) edges.insert({w.first, n});
-      if (!isWrite) {
-        if (rs.empty() || rs.back() != std::make_pair(n, me)) rs.push_back({n, me});
-        continue;
-      }
-      for (const auto& r : rs)
-        if (r.second != me) edges.insert({r.first, n});
-      rs.clear();
-      w = {n, me};
-    }
-  }
-  std::set<std::pair<int64_t, int64_t>> edges;
-
- private:
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> last_;                 // (node, unit) per element
-  std::vector<std::vector<std::vector<std::pair<int32_t, int32_t>>>> readers_;  // since the last write
-};
-
-}  // namespace
-
 static Status assignPhases(const Graph& g, PhaseSplit split, UnitPlan& plan) {
   // Loads go early: MTE2 runs ahead of the vector pipe, and the UB budget is the layout's to keep.
   auto topo = topologicalOrder(g, LoadPlacement::Early);
   if (!topo) return makeError("the GIR graph has a cycle: it has no program order to lower");
-  UseDef ud = computeUseDef(g);
-  auto succ = successors(g, ud);
-  std::vector<std::vector<NodeId>> crossSucc(g.nodes().size());
-  if (split == PhaseSplit::Data) {
-    CrossUnitEdges obs(g);
-    auto run = interpret(g, randomInputs(g, 1), &obs);
-    if (!run) return run.takeError();
-    for (const auto& [a, b] : obs.edges) crossSucc[a].push_back(NodeId(static_cast<uint32_t>(b)));
-  }
-  // Each edge asks: phase(later) >= phase(earlier) + weight. First as soon as possible (longest path).
-  auto weight = [&](NodeId from) { return split == PhaseSplit::Sync && splitsUnits(g, g.node(from)) ? 1 : 0; };
-  plan.phaseOf.assign(g.nodes().size(), -1);
-  for (NodeId id : *topo) plan.phaseOf[id.value] = 0;
-  for (NodeId id : *topo) {  // predecessors come first, so a node's phase is final when it is reached
-    int mine = plan.phaseOf[id.value];
-    for (NodeId s : succ[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + weight(id));
-    for (NodeId s : crossSucc[id.value]) plan.phaseOf[s.value] = std::max(plan.phaseOf[s.value], mine + 1);
-  }
-  // Then every node with successors as late as they allow: a load or a unit-local chain moves next to its
+  // The schedule's phases (codegen/schedule/Phases.h): a load or a unit-local chain sits next to its
   // consumers, so its unit-scoped results live in one phase and take a per-unit UB slot, not the whole
-  // buffer across a phase split (gpt2's KV-cache loads). Sinks keep their place: moving them later would
-  // keep their inputs alive across splits instead.
-  for (auto it = topo->rbegin(); it != topo->rend(); ++it) {
-    NodeId id = *it;
-    int latest = std::numeric_limits<int>::max();
-    for (NodeId s : succ[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - weight(id));
-    for (NodeId s : crossSucc[id.value]) latest = std::min(latest, plan.phaseOf[s.value] - 1);
-    if (latest != std::numeric_limits<int>::max()) plan.phaseOf[id.value] = std::max(plan.phaseOf[id.value], latest);
-  }
+  // buffer across a phase split (gpt2's KV-cache loads).
+  auto phases = codegen::phasesOf(g, *topo, split);
+  if (!phases) return phases.takeError();
+  plan.phaseOf = std::move(*phases);
   for (NodeId id : *topo) plan.phases = std::max(plan.phases, plan.phaseOf[id.value] + 1);
   auto byPhase = [&](const std::vector<NodeId>& nodes) {
     std::vector<NodeId> out;
