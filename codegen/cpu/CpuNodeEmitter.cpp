@@ -146,19 +146,18 @@ void emitPack(CodeWriter& w, const EmitContext& c, SliceId sid, const std::strin
   });
 }
 
-// The op table's renderings (core/gir/ScalarOps.h) with the CPU's replacements: exp, sigmoid, tanh and
-// erf are the prelude's vectorizable polynomials (docs/cpu.md, "exp"); max, min and relu stay std::max /
-// std::min as the CPU kernels were written and measured. Those differ from the table (fmaxf, the
-// interpreter's fmax) only when an operand is NaN: std::max(NaN, 0) is NaN where fmaxf gives 0.
+// The op table's renderings (core/gir/ScalarOps.h) with the CPU's replacements, same meaning, spelled so
+// that GCC vectorizes them: exp, sigmoid, tanh and erf are the prelude's polynomials (docs/cpu.md, "exp"),
+// max, min and relu the prelude's girMax / girMin (fmaxf's and fminf's NaN rule in selects).
 std::string elementwiseExpr(ElementwiseOp op, const std::vector<std::string>& a) {
   switch (op) {
     case ElementwiseOp::Exp: return renderPattern("girExp($0)", a);
     case ElementwiseOp::Sigmoid: return renderPattern("girSigmoid($0)", a);
     case ElementwiseOp::Tanh: return renderPattern("girTanh($0)", a);
     case ElementwiseOp::Erf: return renderPattern("girErf($0)", a);
-    case ElementwiseOp::Max: return renderPattern("std::max($0, $1)", a);
-    case ElementwiseOp::Min: return renderPattern("std::min($0, $1)", a);
-    case ElementwiseOp::Relu: return renderPattern("std::max($0, 0.0f)", a);
+    case ElementwiseOp::Max: return renderPattern("girMax($0, $1)", a);
+    case ElementwiseOp::Min: return renderPattern("girMin($0, $1)", a);
+    case ElementwiseOp::Relu: return renderPattern("girMax($0, 0.0f)", a);
     default: return renderElementwise(op, a);
   }
 }
@@ -200,8 +199,10 @@ struct ReduceSpelling {
   std::string type, identity, clause, combine;  // combine: the op table's pattern, $0 the accumulator, $1 the value
 };
 
-// The op table's identity and combine (core/gir/ScalarOps.h); max and min combine with std::max /
-// std::min, as the elementwise max and min do here (elementwiseExpr says why).
+// The op table's identity and combine (core/gir/ScalarOps.h). Max and min combine with std::max /
+// std::min, one instruction, and that is the table's fmax / fmin here: the accumulator starts at the
+// identity (-INFINITY / INFINITY) and std::max(acc, NaN) keeps acc, so it is never NaN, and fmax
+// differs from std::max only when its first operand is (tests/cpu/NanTest.cpp).
 ReduceSpelling reduceSpelling(ReduceOp op) {
   std::string identity(reduceIdentityRendering(op)), combine(reduceCombineRendering(op));
   switch (op) {

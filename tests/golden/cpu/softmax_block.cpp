@@ -30,6 +30,12 @@ long long girBytesTotal = 0;
 #define GIR_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
+// max and min as the op table means them (fmaxf / fminf, core/gir/ScalarOps.h): a NaN operand gives
+// the other operand. GCC calls libm's fmaxf inside a loop, which keeps the loop scalar; a compare and
+// two selects vectorize (docs/cpu.md, "Numerics").
+inline float girMax(float a, float b) { return a != a ? b : (a < b ? b : a); }
+inline float girMin(float a, float b) { return a != a ? b : (b < a ? b : a); }
+
 // exp: Cephes expf (range reduction by ln 2, degree-6 polynomial), about 20 vector instructions
 // (docs/cpu.md, "exp"): n = round(x / ln 2) by adding 1.5 * 2^23, whose low mantissa bits then hold n,
 // and 2^n applied by adding n to the exponent bits of the polynomial (exact: for x in [-87.3, 88.7]
