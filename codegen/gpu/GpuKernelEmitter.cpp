@@ -10,10 +10,10 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/gpu/GpuChains.h"
 #include "codegen/gpu/GpuEmitter.h"
 #include "codegen/gpu/GpuExpr.h"
 #include "codegen/schedule/GuardDispatch.h"
+#include "codegen/schedule/LaneChains.h"
 #include "core/gir/Printer.h"
 
 namespace gir::gpu {
@@ -138,7 +138,7 @@ class KernelWriter {
       os_ << (i ? ", " : "") << (ps[i].second ? "float* __restrict__ " : "const float* __restrict__ ") << p_.buffers[ps[i].first].ident;
     os_ << ") {\n  const int lane = threadIdx.x % " << W_ << ";\n  const int u = blockIdx.x * " << g_.unitsPerBlock << " + threadIdx.x / " << W_
         << ";\n  const int b = blockIdx.x;\n  (void)lane; (void)u; (void)b;\n";
-    KernelChains chains = findLaneChains(p_, k);
+    codegen::KernelChains chains = codegen::findLaneChains(g_, p_.schedule, k, W_);
     values_ = chains.valueBuffers;
     for (size_t bi = 0; bi < p_.buffers.size(); ++bi) {
       const BufferPlan& bp = p_.buffers[bi];
@@ -305,7 +305,7 @@ class KernelWriter {
       return guarded ? "(on ? " + a + " : 0.0f)" : a;
     }
     int64_t rel = p_.sliceRel[s.value];
-    if (isDenseSlice(sl) && elementIsLoopLinear) {
+    if (codegen::isDenseSlice(sl) && elementIsLoopLinear) {
       int64_t c = rel - loop.shift;
       if (c % W_ == 0 && loop.extraMultipleOfW) {
         std::string slot = loop.extra.empty() ? "t + " + str(c / W_) : "t + (" + str(c) + " + " + loop.extra + ") / " + str(W_);
@@ -343,11 +343,11 @@ class KernelWriter {
     return 0;
   }
 
-  bool hazard(const Node& n) const { return overwritesWhatItReads(g_, n); }
+  bool hazard(const Node& n) const { return codegen::overwritesWhatItReads(g_, n); }
 
-  // A lane chain (GpuChains.h): one lane loop in which each element goes through every node; a value
+  // A lane chain (codegen/schedule/LaneChains.h): one lane loop in which each element goes through every node; a value
   // buffer's element is a local of the iteration, named as its array would be.
-  void chain(const LaneChain& c) {
+  void chain(const codegen::LaneChain& c) {
     const auto& ids = p_.kernels[static_cast<size_t>(kernel_)];
     for (size_t j = c.begin; j < c.end; ++j) comment(ids[j]);
     for (size_t j = c.begin; j < c.end; ++j) orderMemory(g_.node(ids[j]));
@@ -522,7 +522,7 @@ class KernelWriter {
   bool columnsByLane(const Node& n, int64_t M) const {
     SliceId inS = n.inputs[0], out = n.outputs[0];
     const MemorySlice& in = g_.slice(inS);
-    if (M % W_ != 0 || bufOf(inS).placement != Placement::Registers || !isDenseSlice(in) || p_.sliceRel[inS.value] % W_ != 0) return false;
+    if (M % W_ != 0 || bufOf(inS).placement != Placement::Registers || !codegen::isDenseSlice(in) || p_.sliceRel[inS.value] % W_ != 0) return false;
     if (hazard(n) || outputShift(out) != 0) return false;
     const auto& axes = std::get<ReducePayload>(n.payload).axes;
     bool keptSeen = false;
@@ -560,7 +560,7 @@ class KernelWriter {
     int64_t shift = bufOf(inS).placement == Placement::Registers ? p_.sliceRel[inS.value] % W_ : 0;
     int64_t T = (K + shift + W_ - 1) / W_;
     bool guarded = shift != 0 || K % W_ != 0;
-    bool linear = trailing && isDenseSlice(g_.slice(inS));
+    bool linear = trailing && codegen::isDenseSlice(g_.slice(inS));
     LaneLoop loop{shift, M > 1 ? "m * " + str(K) : "", M == 1 || K % W_ == 0};
     if (!linear) loop = LaneLoop{shift, "", true};
     bool twoPhase = hazard(n);

@@ -72,7 +72,6 @@ int64_t sliceDisplacement(const MemorySlice& s, int64_t e) {
   return disp;
 }
 
-bool isDenseSlice(const MemorySlice& s) { return s.contiguousWidth() == s.numel(); }
 
 Expected<GpuPlan> planGpu(const Graph& input, const GpuTarget& target) {
   // Verified before compacting: compaction orders the nodes and asserts the graph has no cycle.

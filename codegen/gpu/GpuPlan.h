@@ -48,7 +48,5 @@ Expected<GpuPlan> planGpu(const Graph& g, const GpuTarget& target);
 
 // Flat element e of a slice as a displacement from its offset: sum over dims of index * stride.
 int64_t sliceDisplacement(const MemorySlice& s, int64_t e);
-// Whether element e sits at displacement e (every non-trivial dim dense, row-major).
-bool isDenseSlice(const MemorySlice& s);
 
 }  // namespace gir::gpu

@@ -234,7 +234,7 @@ namespace {
 
 // A chain of `exps` elementwise exps over a unit's 1,024 register elements (32 iterations per lane
 // loop), from x to y. With `transposed`, each exp reads its input as the transpose of the 32 x 32
-// block its producer wrote, so no two nodes share a lane loop (GpuChains.h): each is its own loop.
+// block its producer wrote, so no two nodes share a lane loop (codegen/schedule/LaneChains.h): each is its own loop.
 Graph expChain(int exps, bool transposed) {
   std::string text = "gir @chain target=nvidia-h100 units=32 block=4\nlevel dram device\nlevel smem block capacity=232448\n"
                      "level reg unit capacity=32640\n%x = buffer dram f32[32768] input\n%y = buffer dram f32[32768] output\n";

@@ -1,9 +1,14 @@
-// Lane chains: which consecutive nodes share one lane loop, and which register buffers become values.
-#include "codegen/gpu/GpuChains.h"
+// Lane chains: which consecutive nodes share one lane loop, and which per-unit buffers become values.
+#include "codegen/schedule/LaneChains.h"
 
 #include <map>
 
-namespace gir::gpu {
+namespace gir::codegen {
+
+bool isDenseSlice(const MemorySlice& s) { return s.contiguousWidth() == s.numel(); }
+
+bool isPerUnit(Placement p) { return p == Placement::PerUnit || p == Placement::PerBlockUnits; }
+
 
 bool overwritesWhatItReads(const Graph& g, const Node& n) {
   bool elementwise = n.kind() != NodeKind::Reduce && n.kind() != NodeKind::Broadcast;
@@ -17,7 +22,8 @@ namespace {
 
 class ChainFinder {
  public:
-  ChainFinder(const GpuPlan& p, int k) : p_(p), g_(p.graph), ids_(p.kernels[static_cast<size_t>(k)]), W_(p.target.lanes) {}
+  ChainFinder(const Graph& g, const Schedule& s, int k, int64_t lanes)
+      : s_(s), g_(g), ids_(s.kernels[static_cast<size_t>(k)].program), W_(lanes) {}
 
   KernelChains run() {
     KernelChains out;
@@ -35,7 +41,7 @@ class ChainFinder {
   }
 
  private:
-  bool registers(SliceId s) const { return p_.buffers[g_.slice(s).buffer.value].placement == Placement::Registers; }
+  bool registers(SliceId s) const { return isPerUnit(s_.buffers[g_.slice(s).buffer.value].placement); }
   uint32_t bufferOf(SliceId s) const { return g_.slice(s).buffer.value; }
 
   // A node that can be a chain member at all: an unguarded move or elementwise node with one output
@@ -45,7 +51,7 @@ class ChainFinder {
   bool member(const Node& n) const {
     if (n.kind() != NodeKind::Elementwise && n.kind() != NodeKind::Move) return false;
     for (SliceId s : n.inputs)
-      if (p_.buffers[bufferOf(s)].placement == Placement::Global) return false;
+      if (s_.buffers[bufferOf(s)].placement == Placement::Global) return false;
     if (n.outputs.size() != 1 || overwritesWhatItReads(g_, n)) return false;
     UnitDomain d = g_.domainOf(n);
     int64_t blocks = (g_.units + g_.unitsPerBlock - 1) / g_.unitsPerBlock;
@@ -55,7 +61,7 @@ class ChainFinder {
   // The lane loop of a member: its output's element count and shift.
   std::pair<int64_t, int64_t> loopOf(const Node& n) const {
     SliceId out = n.outputs[0];
-    int64_t shift = registers(out) ? p_.sliceRel[out.value] % W_ : 0;
+    int64_t shift = registers(out) ? s_.sliceRel[out.value] % W_ : 0;
     return {g_.slice(out).numel(), shift};
   }
 
@@ -63,7 +69,7 @@ class ChainFinder {
   bool sameElement(SliceId in, SliceId out, int64_t elements) const {
     const MemorySlice& s = g_.slice(in);
     return registers(in) && registers(out) && s.numel() == elements && isDenseSlice(s) && isDenseSlice(g_.slice(out)) &&
-           p_.sliceRel[in.value] == p_.sliceRel[out.value];
+           s_.sliceRel[in.value] == s_.sliceRel[out.value];
   }
 
   // The longest chain starting at position i (a single node when none).
@@ -118,7 +124,7 @@ class ChainFinder {
     return out;
   }
 
-  const GpuPlan& p_;
+  const Schedule& s_;
   const Graph& g_;
   const std::vector<NodeId>& ids_;
   int64_t W_;
@@ -126,6 +132,6 @@ class ChainFinder {
 
 }  // namespace
 
-KernelChains findLaneChains(const GpuPlan& p, int kernel) { return ChainFinder(p, kernel).run(); }
+KernelChains findLaneChains(const Graph& g, const Schedule& s, int kernel, int64_t lanes) { return ChainFinder(g, s, kernel, lanes).run(); }
 
-}  // namespace gir::gpu
+}  // namespace gir::codegen
