@@ -23,6 +23,7 @@
 #include "codegen/ascend/asck/AsckTarget.h"
 #include "codegen/ascend/sync/FlagInsertion.h"
 #include "codegen/schedule/Phases.h"
+#include "codegen/schedule/UnitLoops.h"
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
 
@@ -48,26 +49,9 @@ struct FromGirOptions {
 
 // ---- Stage 1: units -> loop nests -----------------------------------------------------------------------
 
-// One loop of a nest: `trip` iterations, the unit index grows by `stride` per iteration.
-struct UnitLoop {
-  std::string var;
-  int64_t trip = 1;
-  int64_t stride = 1;
-};
-
-// Units [begin, end) of one phase, run as nested loops: u = base + sum(stride * var). Every unit of the range
-// appears exactly once. `nodes` are the phase's nodes whose domain covers these units, in program order.
-struct UnitNest {
-  int phase = 0;
-  int64_t begin = 0, end = 0, base = 0;
-  std::vector<UnitLoop> loops;  // outermost first; empty: one unit
-  std::vector<NodeId> nodes;
-  int64_t iterations() const { return end - begin; }
-  // The unit of an iteration, given the loop variables' values (outermost first).
-  int64_t unitAt(const std::vector<int64_t>& vars) const;
-  // The iteration number 0..iterations()-1 of those values (row-major over the loops).
-  int64_t linearAt(const std::vector<int64_t>& vars) const;
-};
+// Units as loop nests in which every u/k and u%k is affine: the schedule's (codegen/schedule/UnitLoops.h).
+using UnitLoop = codegen::UnitLoop;
+using UnitNest = codegen::UnitNest;
 
 struct UnitPlan {
   std::vector<int> phaseOf;    // per node id; -1 for erased nodes
