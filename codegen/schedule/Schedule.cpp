@@ -48,39 +48,20 @@ std::vector<int> stagesOf(const Graph& g, const std::vector<NodeId>& order, cons
   return levelNodes(g.nodes().size(), scheduled, edges, LevelSink::Earliest);
 }
 
-// What one buffer's instances touch, gathered over every non-sync access.
-struct Footprint {
-  std::vector<int64_t> lo, hi;  // per instance; lo > hi when untouched
-  std::set<int> kernels, stages;
-  std::vector<std::pair<SliceId, NodeId>> uses;
-};
-
 int64_t instanceOf(const Graph& g, bool perUnit, int64_t u) { return perUnit ? u : g.blockOf(u); }
+
+// The instance footprint and the kernels and stages that touch the buffer.
+struct Footprint : InstanceFootprint {
+  std::set<int> kernels, stages;
+};
 
 Footprint footprintOf(const Graph& g, BufferId b, bool perUnit, const std::vector<int>& kernelOf,
                       const std::vector<int>& stageOf) {
   Footprint f;
-  int64_t instances = perUnit ? g.units : (g.units + g.unitsPerBlock - 1) / g.unitsPerBlock;
-  f.lo.assign(static_cast<size_t>(instances), std::numeric_limits<int64_t>::max());
-  f.hi.assign(static_cast<size_t>(instances), std::numeric_limits<int64_t>::min());
-  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
-    const Node& n = g.nodes()[i];
-    if (n.erased || n.isSync()) continue;
-    UnitDomain d = g.domainOf(n);
-    for (const auto* list : {&n.inputs, &n.outputs})
-      for (SliceId s : *list) {
-        const MemorySlice& sl = g.slice(s);
-        if (sl.buffer != b) continue;
-        f.kernels.insert(kernelOf[i]);
-        f.stages.insert(stageOf[i]);
-        f.uses.push_back({s, NodeId(i)});
-        for (int64_t u = d.begin; u < d.end; ++u) {
-          auto [first, last] = sliceExtent(sl, u);
-          auto inst = static_cast<size_t>(instanceOf(g, perUnit, u));
-          f.lo[inst] = std::min(f.lo[inst], first);
-          f.hi[inst] = std::max(f.hi[inst], last);
-        }
-      }
+  static_cast<InstanceFootprint&>(f) = instanceFootprint(g, b, perUnit);
+  for (auto [s, n] : f.uses) {
+    f.kernels.insert(kernelOf[n.value]);
+    f.stages.insert(stageOf[n.value]);
   }
   return f;
 }
@@ -89,29 +70,22 @@ Footprint footprintOf(const Graph& g, BufferId b, bool perUnit, const std::vecto
 // number; false otherwise.
 bool fitAffineFootprint(const Footprint& f, BufferPlan& plan) {
   std::vector<int64_t> touched;
-  for (size_t i = 0; i < f.lo.size(); ++i)
-    if (f.lo[i] <= f.hi[i]) touched.push_back(static_cast<int64_t>(i));
+  for (size_t i = 0; i < f.first.size(); ++i)
+    if (f.touched(i)) touched.push_back(static_cast<int64_t>(i));
   if (touched.empty()) return false;
   int64_t i0 = touched[0];
   int64_t stride = 0;
   if (touched.size() > 1) {
-    int64_t i1 = touched[1], delta = f.lo[i1] - f.lo[i0];
+    int64_t i1 = touched[1], delta = f.first[i1] - f.first[i0];
     if (delta % (i1 - i0) != 0) return false;
     stride = delta / (i1 - i0);
   }
-  int64_t base = f.lo[i0] - stride * i0;
+  int64_t base = f.first[i0] - stride * i0;
   for (int64_t i : touched)
-    if (f.lo[i] != stride * i + base) return false;
+    if (f.first[i] != stride * i + base) return false;
   plan.loStride = stride;
   plan.loBase = base;
   return true;
-}
-
-int64_t largestInstance(const Footprint& f) {
-  int64_t size = 0;
-  for (size_t i = 0; i < f.lo.size(); ++i)
-    if (f.lo[i] <= f.hi[i]) size = std::max(size, f.hi[i] - f.lo[i] + 1);
-  return size;
 }
 
 // Each slice's offset minus its instance's first element, for every unit that runs it; fails
@@ -121,7 +95,7 @@ Status fixSliceOffsets(const Graph& g, const Footprint& f, bool perUnit, std::ve
     const MemorySlice& sl = g.slice(s);
     UnitDomain d = g.domainOf(g.node(n));
     for (int64_t u = d.begin; u < d.end; ++u) {
-      int64_t rel = sl.offset.eval(u) - f.lo[static_cast<size_t>(instanceOf(g, perUnit, u))];
+      int64_t rel = sl.offset.eval(u) - f.first[static_cast<size_t>(instanceOf(g, perUnit, u))];
       if (u > d.begin && rel != sliceRel[s.value])
         return makeError("its slice offset(" + sl.offset.str() + ") is not at a fixed place within each unit's elements");
       sliceRel[s.value] = rel;
@@ -167,7 +141,7 @@ BufferPlan planBuffer(const Graph& g, BufferId b, const Schedule& s, const Sched
     return globalPlan(p, "kernels " + std::to_string(*f.kernels.begin()) + " and " + std::to_string(*f.kernels.rbegin()) +
                              " both touch it");
   p.affine = fitAffineFootprint(f, p);
-  p.instanceSize = largestInstance(f);
+  p.instanceSize = f.largest();
   Status fixed = fixSliceOffsets(g, f, perUnit, sliceRel);
   if (!perUnit) {
     if (!p.affine) return globalPlan(p, "the blocks' first elements are not affine in the block index");
@@ -193,6 +167,38 @@ BufferPlan planBuffer(const Graph& g, BufferId b, const Schedule& s, const Sched
 }
 
 }  // namespace
+
+int64_t InstanceFootprint::largest() const {
+  int64_t size = 0;
+  for (size_t i = 0; i < first.size(); ++i)
+    if (touched(i)) size = std::max(size, last[i] - first[i] + 1);
+  return size;
+}
+
+InstanceFootprint instanceFootprint(const Graph& g, BufferId b, bool perUnit) {
+  InstanceFootprint f;
+  int64_t instances = perUnit ? g.units : (g.units + g.unitsPerBlock - 1) / g.unitsPerBlock;
+  f.first.assign(static_cast<size_t>(instances), std::numeric_limits<int64_t>::max());
+  f.last.assign(static_cast<size_t>(instances), std::numeric_limits<int64_t>::min());
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.erased || n.isSync()) continue;
+    UnitDomain d = g.domainOf(n);
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (SliceId s : *list) {
+        const MemorySlice& sl = g.slice(s);
+        if (sl.buffer != b) continue;
+        f.uses.push_back({s, NodeId(i)});
+        for (int64_t u = std::max<int64_t>(d.begin, 0); u < std::min(d.end, g.units); ++u) {
+          auto [lo, hi] = sliceExtent(sl, u);
+          auto inst = static_cast<size_t>(instanceOf(g, perUnit, u));
+          f.first[inst] = std::min(f.first[inst], lo);
+          f.last[inst] = std::max(f.last[inst], hi);
+        }
+      }
+  }
+  return f;
+}
 
 Expected<Schedule> buildSchedule(const Graph& g, const ScheduleTarget& target) {
   if (g.units < 1 || g.unitsPerBlock < 1) return makeError("graph @" + g.name + " needs units >= 1 and block >= 1");

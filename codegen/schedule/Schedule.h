@@ -85,6 +85,17 @@ struct Schedule {
   std::vector<int64_t> sliceRel;
 };
 
+// What one buffer's instances (units, or blocks) touch over every live non-sync node's accesses: per
+// instance its first and last flat element (first > last when untouched). The placement above and
+// Ascend's per-unit UB tiles are both laid out from it.
+struct InstanceFootprint {
+  std::vector<int64_t> first, last;
+  std::vector<std::pair<SliceId, NodeId>> uses;
+  bool touched(size_t i) const { return first[i] <= last[i]; }
+  int64_t largest() const;  // elements of the largest touched instance
+};
+InstanceFootprint instanceFootprint(const Graph& g, BufferId b, bool perUnit);
+
 // Fails (naming the node) on a cycle or a node kind the schedule cannot order.
 Expected<Schedule> buildSchedule(const Graph& g, const ScheduleTarget& target = ScheduleTarget::cpu());
 

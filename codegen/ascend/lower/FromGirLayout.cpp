@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "codegen/schedule/Schedule.h"
 #include "core/gir/Printer.h"
 #include "core/gir/Verifier.h"
 
@@ -160,21 +161,14 @@ int64_t LayoutBuilder::slotsFor(const std::set<uint32_t>& nodes) const {
 
 void LayoutBuilder::addPrivate(BufferId b, BufferLayout& bl) {
   bl.kind = LayoutKind::PrivateUb;
+  // Each unit's tile holds its instance, as the schedule lays per-unit instances out.
+  codegen::InstanceFootprint f = codegen::instanceFootprint(g_, b, true);
   bl.unitBase.assign(static_cast<size_t>(g_.units), 0);
-  std::vector<int64_t> top(static_cast<size_t>(g_.units), -1);
+  for (size_t u = 0; u < f.first.size(); ++u)
+    if (f.touched(u)) bl.unitBase[u] = f.first[u];
+  bl.tileElems = f.largest();
   std::set<uint32_t> nodes;
-  for (const auto& a : acc_[b.value]) {
-    nodes.insert(a.node.value);
-    UnitDomain d = g_.domainOf(g_.node(a.node));
-    for (int64_t u = std::max<int64_t>(d.begin, 0); u < std::min(d.end, g_.units); ++u) {
-      auto [lo, hi] = sliceExtent(g_.slice(a.slice), u);
-      bool first = top[u] < 0;
-      bl.unitBase[u] = first ? lo : std::min(bl.unitBase[u], lo);
-      top[u] = first ? hi : std::max(top[u], hi);
-    }
-  }
-  for (int64_t u = 0; u < g_.units; ++u)
-    if (top[u] >= 0) bl.tileElems = std::max(bl.tileElems, top[u] - bl.unitBase[u] + 1);
+  for (const auto& a : acc_[b.value]) nodes.insert(a.node.value);
   bl.slots = slotsFor(nodes);
 }
 
