@@ -297,7 +297,8 @@ void printJson(const std::string& input, const HardwareDesc& hw, double streamCo
   j["candidates"] = cands;
   if (cal) j["calibration"] = {{"stream_copy_gbs", cal->streamCopyGBs}, {"stream_copy_p10_gbs", cal->streamCopyP10GBs},
                                {"stream_copy_p90_gbs", cal->streamCopyP90GBs}, {"stream_read_gbs", cal->streamReadGBs}, {"tile_gbs", cal->tileGBs},
-                               {"local_gbs", cal->localGBs}, {"barrier_us", cal->barrierUs}, {"launch_us", cal->launchUs}, {"threads", cal->threads}};
+                               {"local_gbs", cal->localGBs}, {"barrier_us", cal->barrierUs}, {"launch_us", cal->launchUs}, {"threads", cal->threads},
+                               {"streaming_copy_gbs", cal->streamingCopyGBs}, {"stream_store_above_bytes", cal->streamStoreAboveBytes}};
   if (err.count > 0)
     j["model_error"] = {{"candidates", err.count}, {"mape_percent", err.mapePercent}, {"max_rel_error", err.maxRelativeError},
                         {"spearman", err.spearman}, {"pick_within_5_percent", err.pickWithin5Percent}};
@@ -318,7 +319,7 @@ void printText(const HardwareDesc& hw, double streamCopy, bool calibrated, const
 }  // namespace
 
 int runRun(const CommandArgs& argv) {
-  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out", "opt", "budget-ms"},
+  auto args = parseArgs(argv, {"target", "planner", "threads", "subgraph", "cache", "hardware", "calibrate-out", "opt", "budget-ms", "stores"},
                         {"measure", "calibrate", "json", "emit", "cold"});
   if (!args) {
     // GPU targets take options of their own (--work): hand over before complaining about them.
@@ -328,7 +329,7 @@ int runRun(const CommandArgs& argv) {
   }
   if (args->hasOption("target") && isGpuRunTarget(args->option("target"))) return runRunOnGpu(argv);
   if (args->positional.size() != 1)
-    return reportBadInput(makeError("usage: gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure [--cold] [--budget-ms N]] [--calibrate] [--json]"));
+    return reportBadInput(makeError("usage: gir run MODEL.onnx|FILE.gir --target cpu [--planner gir|eager|xla|tvm|all] [--measure [--cold] [--budget-ms N]] [--calibrate] [--stores auto|plain] [--json]"));
   auto opts = runOptions(*args);
   if (!opts) return reportBadInput(opts.error());
   const std::string& input = args->positional[0];
@@ -354,6 +355,10 @@ int runRun(const CommandArgs& argv) {
     if (auto st = writeOutput(*path, hardwareToJson(*hw) + "\n"); !st) return reportBadInput(st.error());
     if (!opts->json) std::cout << "calibrated: " << c->str() << "\nwrote " << *path << "\n";
   }
+  // Streaming stores where the (calibrated) description says they pay; --stores plain turns them off (A/B runs).
+  std::string stores = args->option("stores", "auto");
+  if (stores != "auto" && stores != "plain") return reportBadInput(makeError("--stores expects auto or plain, got '" + stores + "'"));
+  opts->launch.emit.streamAboveCacheBytes = stores == "auto" ? hw->streamStoreAboveBytes : 0;
   auto res = isGir ? runGirFile(input, *hw, *opts) : runModel(input, *hw, *opts);
   if (!res) return reportBadInput(res.error());
   if (opts->emit) return kExitOk;

@@ -28,7 +28,7 @@ const Command kCommands[] = {
     {"ascend-sync", "ascend-sync IN.asck [-o OUT] [--stage S] [--stats] [--json] [--target T]  insert set_flag/wait_flag", gir::cli::runAscendSync},
     {"ascend-sim", "ascend-sim FILE.asck [--json] [--target T]  simulate an Ascend kernel and judge its sync (the oracle)", gir::cli::runAscendSim},
     {"ascend-lower", "ascend-lower FILE.gir|MODEL.onnx [--target T] [--subgraph N] [--plan gir|rows] [-o OUT.asck] [--insert] [--phases data|sync] [--no-double-buffer] [--ub-bytes N] [--stats] [--print-gir]  a GIR kernel as one AI Core's .asck program", gir::cli::runAscendLower},
-    {"run", "run MODEL.onnx|FILE.gir --target cpu|nvidia-h100|nvidia-a100|amd-mi100 [--planner gir|eager|xla|tvm|all] [--measure [--cold] [--budget-ms N]] [--calibrate] [--json] [--emit]  generated C++/OpenMP (CUDA/HIP on a GPU): run, check, modelled vs measured", gir::cli::runRun},
+    {"run", "run MODEL.onnx|FILE.gir --target cpu|nvidia-h100|nvidia-a100|amd-mi100 [--planner gir|eager|xla|tvm|all] [--measure [--cold] [--budget-ms N]] [--calibrate] [--stores auto|plain] [--json] [--emit]  generated C++/OpenMP (CUDA/HIP on a GPU): run, check, modelled vs measured", gir::cli::runRun},
     {"plan", "plan MODEL.onnx [--target T] [--planner gir|eager|xla|tvm|all] [--json] [--decisions] [--no-validate] [--library-epilogue]  fusion plans (GIR and baselines): kernels, DRAM bytes, minimal bytes, modelled time", gir::cli::runPlan},
     {"codegen", "codegen MODEL.onnx|FILE.gir --target nvidia-h100|nvidia-a100|amd-mi100 -o DIR [--planner gir|eager|xla|tvm|all]  CUDA/HIP sources, harness, build script", gir::cli::runCodegen},
 };

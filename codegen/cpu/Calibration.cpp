@@ -44,6 +44,20 @@ void cal_copy(float* __restrict a, const float* __restrict b, int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) a[i] = b[i];
 }
+// The copy generated kernels do for a streamed output: rows of 2048 floats through an L1 row and girStream.
+void cal_copy_stream(float* __restrict a, const float* __restrict b, int64_t n) {
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < n / 2048; ++r) {
+      alignas(64) float row[2048];
+#pragma omp simd
+      for (int64_t i = 0; i < 2048; ++i) row[i] = b[r * 2048 + i];
+      girStream(a + r * 2048, row, 2048);
+    }
+    girStreamFence();
+  }
+}
 float cal_read(const float* a, int64_t n) {
   float s = 0;
 #pragma omp parallel for simd schedule(static) reduction(+ : s)
@@ -123,6 +137,27 @@ double medianSeconds(Call call, int repeats) {
   return s[s.size() / 2];
 }
 
+// The footprint (bytes read + written) above which a streaming copy beats a plain one, over footprints of
+// 2 to 256 MiB: the largest at which the plain copy still wins (or 0 when streaming never wins). Copies
+// that stay cached between calls gain nothing from streaming stores, which send them to memory.
+// Footprints past the two arrays' `maxElements` are not measured.
+template <typename Plain, typename Streaming>
+int64_t streamingCrossover(int64_t maxElements, Plain plainS, Streaming streamingS) {
+  std::vector<int64_t> footprints;
+  for (int64_t mib : {2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256})
+    if ((mib << 20) / 8 <= maxElements) footprints.push_back(int64_t{mib} << 20);
+  int64_t above = 0;
+  bool streamingWon = false;
+  for (int64_t f : footprints) {
+    int64_t elements = f / 8 / 2048 * 2048;  // half read, half written, whole rows
+    bool streams = streamingS(elements) < plainS(elements);
+    if (!streams) above = f;
+    streamingWon = streamingWon || streams;
+  }
+  if (footprints.empty()) return 0;
+  return streamingWon ? std::max<int64_t>(above, footprints.front() / 2) : 0;
+}
+
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
 };
@@ -134,7 +169,7 @@ std::string Calibration::str() const {
   os << "threads " << threads << ": stream copy " << streamCopyGBs << " GB/s (p10 " << streamCopyP10GBs << ", p90 " << streamCopyP90GBs
      << "), read " << streamReadGBs << " GB/s, tile " << tileGBs
      << " GB/s, local " << localGBs << " GB/s, exp " << transcendentalGelems << " G/s, barrier " << barrierUs << " us, launch " << launchUs
-     << " us";
+     << " us, streaming-store copy " << streamingCopyGBs << " GB/s, streaming stores above " << (streamStoreAboveBytes >> 10) << " KiB";
   return os.str();
 }
 
@@ -154,7 +189,8 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   auto barriers = reinterpret_cast<void (*)(int)>(lib->symbol("cal_barriers"));
   auto launches = reinterpret_cast<void (*)(int)>(lib->symbol("cal_launches"));
   auto exps = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol("cal_exp"));
-  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !exps)
+  auto streamCopy = reinterpret_cast<void (*)(float*, const float*, int64_t)>(lib->symbol("cal_copy_stream"));
+  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !exps || !streamCopy)
     return makeError(obj->objectPath + " lacks the calibration entry points");
   if (o.threads > 0) setThreads(o.threads);
   Calibration c;
@@ -172,6 +208,10 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   c.streamCopyP10GBs = copyGBs(copyS.size() * 9 / 10);  // the slower tenth: lower bandwidth
   c.streamCopyP90GBs = copyGBs(copyS.size() / 10);
   c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
+  auto streamS = sortedSeconds([&] { streamCopy(a.get(), b.get(), n); }, o.repeats);
+  c.streamingCopyGBs = 8.0 * static_cast<double>(n) / streamS[streamS.size() / 2] / 1e9;
+  c.streamStoreAboveBytes = streamingCrossover(n, [&](int64_t m) { return medianSeconds([&] { copy(a.get(), b.get(), m); }, o.repeats); },
+                                               [&](int64_t m) { return medianSeconds([&] { streamCopy(a.get(), b.get(), m); }, o.repeats); });
   const int passes = 200;
   int64_t tileN = o.tileArrayBytes / 4, localN = o.localArrayBytes / 4;
   double tileS = medianSeconds([&] { cacheCopy(tileN, passes); }, o.repeats);
@@ -200,6 +240,7 @@ HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
   hw.syncCostUs[static_cast<int>(Scope::Block)] = 0;
   hw.launchCostUs = c.launchUs;
   hw.transcendentalGelems = c.transcendentalGelems;
+  hw.streamStoreAboveBytes = c.streamStoreAboveBytes;
   hw.maxUnits = c.threads;
   return hw;
 }

@@ -3,7 +3,7 @@
 // copy and read bandwidth on DRAM-sized arrays, the bandwidth of a thread's cache-sized scratch (the
 // `tile` level) and of an L1-sized array (`local`), the rate of girExp on L1 data (the transcendentals'
 // compute rate), the cost of a barrier (device sync between two parallel loops) and of a parallel
-// region (a launch).
+// region (a launch), and the footprint above which streaming stores beat plain ones.
 #pragma once
 
 #include <string>
@@ -34,6 +34,8 @@ struct Calibration {
   double barrierUs = 0;      // one omp barrier among the threads
   double launchUs = 0;       // one parallel region with an omp for over as many iterations as threads
   double transcendentalGelems = 0;  // girExp evaluations per second on L1 data, all threads, in billions
+  double streamingCopyGBs = 0;      // the copy with streaming stores from L1 rows, as kernels write streamed outputs
+  int64_t streamStoreAboveBytes = 0;  // footprint above which that copy beats the plain one (0: never)
   int threads = 0;
   std::string str() const;
 };
@@ -41,7 +43,8 @@ struct Calibration {
 Expected<Calibration> calibrate(const CalibrationOptions& options = {});
 
 // A copy of `base` with the measured figures written in: dram, tile and local bandwidths (levels by
-// scope), the transcendental rate, the device sync (barrier) and launch costs, max_units = threads. Block syncs stay free:
+// scope), the transcendental rate, the streaming-store threshold, the device sync (barrier) and launch costs,
+// max_units = threads. Block syncs stay free:
 // a block's units run in turn on one thread.
 HardwareDesc applyCalibration(HardwareDesc base, const Calibration& c);
 

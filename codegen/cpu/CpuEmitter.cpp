@@ -166,6 +166,38 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   w.close();
 }
 
+// Graph outputs written by one node and read by none, when the device buffers together overflow the
+// last-level cache: their stores would only evict what the next reads need, and each pays a
+// read-for-ownership (docs/cpu.md, "Streaming stores").
+std::vector<bool> streamedBuffers(const Graph& g, const Schedule& s, int64_t cacheBytes) {
+  std::vector<bool> out(g.buffers().size(), false);
+  if (cacheBytes <= 0) return out;
+  int64_t footprint = 0;
+  for (const BufferPlan& p : s.buffers)
+    if (p.used && p.placement == Placement::Global) footprint += g.buffer(p.buffer).numel() * 4;
+  if (footprint <= cacheBytes) return out;
+  std::vector<int> writers(g.buffers().size(), 0), readers(g.buffers().size(), 0);
+  for (const Node& n : g.nodes()) {
+    if (n.erased || n.isSync()) continue;
+    for (SliceId sl : n.outputs) ++writers[g.slice(sl).buffer.value];
+    for (SliceId sl : n.inputs) ++readers[g.slice(sl).buffer.value];
+  }
+  for (const BufferPlan& p : s.buffers) {
+    uint32_t b = p.buffer.value;
+    out[b] = p.deviceLevel && g.buffer(p.buffer).role == BufferRole::Output && writers[b] == 1 && readers[b] == 0 &&
+             g.buffer(p.buffer).numel() * 4 >= kStreamMinBytes;
+  }
+  return out;
+}
+
+bool kernelStreams(const Graph& g, const EmitContext& c, const KernelSchedule& k) {
+  for (const Stage& st : k.stages)
+    for (NodeId id : st.nodes)
+      for (SliceId sl : g.node(id).outputs)
+        if (c.streamed[g.slice(sl).buffer.value]) return true;
+  return false;
+}
+
 void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, Status& status) {
   const Schedule& s = c.schedule;
   w.line("// kernel " + std::to_string(k.index) + ": " + std::to_string(k.stages.size()) + " stage(s), " + std::to_string(k.blockSyncs) +
@@ -196,6 +228,7 @@ void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, St
          std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) + ");");
   for (size_t st = 0; st < k.stages.size(); ++st)
     if (!k.stages[st].nodes.empty()) emitStage(w, c, k, st, status);
+  if (kernelStreams(c.g, c, k)) w.line("girStreamFence();  // streaming stores are weakly ordered: drain them before the barrier");
   w.close();
   w.close();
 }
@@ -243,7 +276,7 @@ Expected<CpuSource> emitCpu(const Graph& g, const CpuEmitOptions& options) {
   CpuSource src;
   src.schedule = std::move(*schedule);
   src.kernels = static_cast<int>(src.schedule.kernels.size());
-  EmitContext c{g, src.schedule, bufferNames(g), options.instrument};
+  EmitContext c{g, src.schedule, bufferNames(g), options.instrument, streamedBuffers(g, src.schedule, options.streamAboveCacheBytes)};
   for (const BufferPlan& p : src.schedule.buffers) {
     if (!isArgument(g, p)) continue;
     const Buffer& b = g.buffer(p.buffer);

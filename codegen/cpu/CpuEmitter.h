@@ -18,7 +18,13 @@ struct CpuEmitOptions {
   // Instrumented build: every emitted load or store of a device-scope buffer adds its bytes to a
   // counter (gir_counted_bytes), so tests can compare the loops' traffic with the cost model.
   bool instrument = false;
+  // The last-level cache in bytes (0: no streaming stores). When the graph's device buffers together
+  // exceed it, a write-once graph output of at least kStreamMinBytes is written with non-temporal
+  // stores from a row buffer (docs/cpu.md, "Streaming stores").
+  int64_t streamAboveCacheBytes = 0;
 };
+
+constexpr int64_t kStreamMinBytes = 1 << 20;
 
 // One entry of the `float* const* g` array the generated functions take: a buffer held in one
 // array of its full size (inputs, outputs, device temporaries, unit/block buffers kept global).

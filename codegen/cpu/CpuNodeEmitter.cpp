@@ -280,6 +280,23 @@ std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, s
   return "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(input) + "[" + indexExpr(op.strides) + "]";
 }
 
+// Whether member k of a reduce-free group writes its output with streaming stores: a streamed buffer
+// (CpuEmitOptions) walked contiguously by the innermost loop, in rows of whole 64-byte lines that start on
+// one, and short enough for an L1 buffer. Rows that cut lines mix streaming and plain stores in one line:
+// depthwise + SiLU's 56-float rows ran 0.79x as fast streamed (docs/cpu.md, "Streaming stores").
+constexpr int64_t kStreamRowMax = 4096;
+constexpr int64_t kLineFloats = 16;
+bool streams(const EmitContext& c, const LoopGroup& grp, size_t k) {
+  const LoopNest& nest = grp.nests[k];
+  if (nest.output.staged || grp.extents.empty() || nest.output.strides.empty()) return false;
+  const MemorySlice& out = c.g.slice(nest.output.slice);
+  int64_t row = grp.extents.back();
+  bool lines = row % kLineFloats == 0 && out.offset.constant() % kLineFloats == 0;
+  for (const UnitTerm& t : out.offset.terms()) lines = lines && t.coeff % kLineFloats == 0;
+  for (size_t d = 0; d + 1 < nest.output.strides.size(); ++d) lines = lines && nest.output.strides[d] % kLineFloats == 0;
+  return c.streamed[out.buffer.value] && nest.output.strides.back() == 1 && lines && row <= kStreamRowMax;
+}
+
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const std::vector<bool>& values) {
   NodeId id = grp.nodes[k];
@@ -297,7 +314,8 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
   std::string value = mapValue(n, operands);
   w.line("const float v" + me + " = " + value + ";");
   if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
-  w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
+  if (streams(c, grp, k)) w.line("nt" + me + "[i" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
+  else w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
   return device + (isDevice(c, nest.output.slice) ? 1 : 0);
 }
 
@@ -344,7 +362,26 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     count(w, c, device);
   };
   if (reduces.empty()) {
-    emitLoops(w, grp.extents, from, loops, "omp simd", 1, body);
+    std::vector<size_t> streamed;
+    for (size_t k = 0; k < grp.nodes.size(); ++k)
+      if (streams(c, grp, k)) streamed.push_back(k);
+    if (streamed.empty() || from + 1 > loops) {
+      emitLoops(w, grp.extents, from, loops, "omp simd", 1, body);
+      return;
+    }
+    // The innermost loop fills an L1 row per streamed output; the row then goes out with streaming stores.
+    std::string row = intLiteral(grp.extents.back());
+    emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
+      for (size_t k : streamed) w.line("alignas(64) float nt" + std::to_string(grp.nodes[k].value) + "[" + row + "];");
+      emitLoops(w, grp.extents, loops - 1, loops, "omp simd", 1, body);
+      for (size_t k : streamed) {
+        std::vector<int64_t> rowStart = grp.nests[k].output.strides;
+        rowStart.back() = 0;
+        std::string me = std::to_string(grp.nodes[k].value);
+        std::string start = indexExpr(rowStart);
+        w.line("girStream(out" + me + (start == "0" ? "" : " + " + start) + ", nt" + me + ", " + row + ");  // streaming stores");
+      }
+    });
     return;
   }
   std::string pragma = "omp simd";

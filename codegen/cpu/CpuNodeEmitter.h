@@ -32,6 +32,7 @@ struct EmitContext {
   const Schedule& schedule;
   std::vector<std::string> names;  // per buffer id: its C identifier
   bool instrument = false;
+  std::vector<bool> streamed;  // per buffer id: written with streaming stores (CpuEmitOptions)
 };
 
 // C expression of an affine offset in `u` ("16*u - 90944", "4*(u/4)", "0").

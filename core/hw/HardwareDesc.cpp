@@ -173,6 +173,7 @@ Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::str
   hw.launchCostUs = r.number(root, "launch_cost_us", "", true);
   hw.peakGflops = r.number(root, "peak_gflops", "", true, 0, 1e-9);
   hw.transcendentalGelems = r.number(root, "transcendental_gelems", "", false, 0, 0);
+  hw.streamStoreAboveBytes = r.integer(root, "stream_store_above_bytes", "", false, 0, 0);
   readAscend(r, root, hw);
   if (r.failed()) return r.error();
   return hw;
@@ -215,6 +216,7 @@ std::string hardwareToJson(const HardwareDesc& hw) {
                {"sync_cost_us", {{"unit", hw.syncCostUs[1]}, {"block", hw.syncCostUs[2]}, {"device", hw.syncCostUs[3]}}},
                {"launch_cost_us", hw.launchCostUs}, {"peak_gflops", hw.peakGflops}};
   if (hw.transcendentalGelems > 0) root["transcendental_gelems"] = hw.transcendentalGelems;
+  if (hw.streamStoreAboveBytes > 0) root["stream_store_above_bytes"] = hw.streamStoreAboveBytes;
   if (hw.ascend) {
     json a = {{"flags_per_pipe_pair", hw.ascend->flagsPerPipePair}, {"sync_cost_cycles", hw.ascend->syncCostCycles}};
     a["pipe_latency"] = hw.ascend->pipeLatencyCycles;

@@ -42,6 +42,10 @@ struct HardwareDesc {
   // Transcendental evaluations (exp, erf, tanh, ...) per second over all units, in billions; 0 when not
   // measured (a CPU model then prices one at 24 flops). `gir run --calibrate` measures it.
   double transcendentalGelems = 0;
+  // CPU: the device footprint (bytes of a graph's device buffers together) above which its large write-once
+  // outputs go out with streaming (non-temporal) stores; 0: never. Data above it no longer stays cached
+  // between calls, so a plain store pays a read-for-ownership. `gir run --calibrate` measures it.
+  int64_t streamStoreAboveBytes = 0;
   std::optional<AscendDesc> ascend;
 
   const MemoryLevelDesc* level(const std::string& name) const;

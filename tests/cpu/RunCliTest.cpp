@@ -35,6 +35,7 @@ TEST_CASE("gir run rejects bad input with exit 2 and a clear message", "[cpu][cl
       {"run " + test::sourcePath("tests/data/onnx-bad/cycle.onnx") + " --target cpu", "cycle.onnx"},
       {"run " + test::sourcePath("tests/golden/gir/softmax_race.gir"), "not valid"},
       {"run " + test::sourcePath("tests/golden/gir/relu.gir") + " --planner gir", "--planner applies to models"},
+      {"run " + test::sourcePath("tests/golden/gir/relu.gir") + " --stores always", "--stores expects auto or plain, got 'always'"},
       {"run " + test::sourcePath("scenarios/softmax.onnx") + " --calibrate --calibrate-out " + test::sourcePath("hardware/cpu-host.json"),
        "refusing to overwrite the bundled"},
   };
@@ -99,10 +100,14 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK(hw.level("local")->bandwidthGBs == c->localGBs);
   CHECK(hw.launchCostUs == c->launchUs);
   CHECK(hw.transcendentalGelems == c->transcendentalGelems);
+  CHECK(c->streamingCopyGBs > 0);
+  CHECK(c->streamStoreAboveBytes <= 2 * o.dramArrayBytes);  // measured only up to the arrays' size
+  CHECK(hw.streamStoreAboveBytes == c->streamStoreAboveBytes);
   auto back = parseHardwareDesc(hardwareToJson(hw), "calibrated.json");
   REQUIRE(back);
   CHECK(back->dramBandwidthGBs() == Approx(c->streamCopyGBs));
   CHECK(back->transcendentalGelems == Approx(c->transcendentalGelems));
+  CHECK(back->streamStoreAboveBytes == c->streamStoreAboveBytes);
 }
 
 TEST_CASE("gir run on a GIR file too large to interpret decides it on the affine forms", "[cpu][cli]") {

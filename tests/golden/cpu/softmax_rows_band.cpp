@@ -6,8 +6,32 @@
 #include <cstdint>
 #include <vector>
 #include <omp.h>
+#if defined(__AVX512F__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 namespace {
+
+// Non-temporal stores for an output larger than the caches (docs/cpu.md, "Streaming stores"): the row
+// is computed into an L1 buffer and written with streaming stores, which skip the read-for-ownership a
+// plain store pays. Unaligned ends go through plain stores. girStreamFence orders them before the
+// block's end, as streaming stores are weakly ordered.
+inline void girStream(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 63); ++i) dst[i] = src[i];
+  for (; i + 16 <= n; i += 16) _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
+#elif defined(__AVX__)
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 31); ++i) dst[i] = src[i];
+  for (; i + 8 <= n; i += 8) _mm256_stream_ps(dst + i, _mm256_loadu_ps(src + i));
+#endif
+  for (; i < n; ++i) dst[i] = src[i];
+}
+inline void girStreamFence() {
+#if defined(__AVX512F__) || defined(__AVX__)
+  _mm_sfence();
+#endif
+}
 
 // One growing scratch per worker thread: block scratch and per-unit arrays too big for the stack.
 float* girScratch(int64_t elements) {
