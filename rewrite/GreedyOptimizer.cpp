@@ -108,8 +108,11 @@ bool runPhase(Stepper& st, GreedyPhase phase, const GreedyOptions& opt, std::mt1
       size_t pick = opt.randomSiteOrder ? std::uniform_int_distribution<size_t>(0, sites.size() - 1)(rng) : 0;
       size_t index = st.checked() ? fullIndex(st, *rule, sites[pick]) : pick;
       if (auto done = st.applySiteInPlace(*rule, sites[pick], index); !done) {
-        res.stop = StopReason::StepFailed;
-        res.failure = done.error().str();
+        // The gate may turn between mayStep above and the step's own question (a cancel set from another
+        // thread): that refusal is a cancel too, not a failed step.
+        bool cancelled = done.error().message == kStepCancelled;
+        res.stop = cancelled ? StopReason::Cancelled : StopReason::StepFailed;
+        if (!cancelled) res.failure = done.error().str();
         return false;
       }
       ++res.steps;

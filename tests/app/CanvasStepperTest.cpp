@@ -189,6 +189,7 @@ TEST_CASE("greedy on a worker: progress while it runs, cancel keeps the steps ma
   int seen = stepsSoFar();
   w->stepper()->cancelButton()->click();
   REQUIRE((done.count() > 0 || done.wait(60000)));
+  INFO("failure: " << s.lastFailure() << "; stop " << static_cast<int>(s.lastGreedy().stop) << ", steps " << s.stepper().history().size());
   CHECK(s.lastGreedyCancelled());
   CHECK(s.lastFailure().empty());  // a cancel is not a failure
   size_t kept = s.stepper().history().size();

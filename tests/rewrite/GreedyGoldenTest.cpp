@@ -149,6 +149,21 @@ TEST_CASE("a refused step stops greedy as cancelled, with the steps made so far 
   for (size_t i = 0; i < 3; ++i) CHECK(st.history()[i].siteKey == full.history()[i].siteKey);  // a prefix of the whole run
 }
 
+TEST_CASE("a cancel that lands between the driver's question and the step is still a cancel", "[rewrite]") {
+  // The app's gate reads a cancel flag that another thread sets: it can say yes to the driver's mayStep and
+  // no to the step's own question a moment later. That stopped greedy as a failed step ("step failed:
+  // cancelled", a STEP FAILED banner), found by the app test under load.
+  Graph g = load("shufflenet_source");
+  Stepper st(g, h100(), false);
+  int asked = 0;
+  st.setStepGate([&asked](size_t made) { return made < 2 || ++asked < 2; });  // third step: yes, then no
+  GreedyResult r = runGreedy(st);
+  CHECK(r.stop == StopReason::Cancelled);
+  CHECK(r.failure.empty());
+  CHECK(r.steps == 2);
+  CHECK(st.position() == 2);
+}
+
 TEST_CASE("the greedy phases group the rules by the phase each names, in the paper's order", "[rewrite]") {
   std::vector<std::pair<std::string, GreedyPhase>> named;
   for (const auto& rule : allRules()) named.push_back({std::string(rule->name()), rule->phase()});
