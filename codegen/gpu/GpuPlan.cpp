@@ -4,11 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
-#include <map>
 #include <set>
 
-#include "core/gir/Printer.h"
 #include "core/gir/Verifier.h"
 
 namespace gir::gpu {

@@ -11,40 +11,17 @@
 #include "tests/cpu/CpuTestSupport.h"
 
 using namespace gir;
+using gir::test::planOf;
 using gir::test::countOf;
 using namespace gir::codegen;
 using namespace gir::codegen::cpu;
 
 namespace {
 
-Graph parseFile(const std::string& relative) {
-  auto g = parseGirText(test::readText(test::sourcePath(relative)), relative);
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  return std::move(*g);
-}
-
-Graph parseText(const std::string& text) {
-  auto g = parseGirText(text, "<test>");
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  return std::move(*g);
-}
-
-const BufferPlan& planOf(const Graph& g, const Schedule& s, const std::string& name) {
-  auto b = g.findBuffer(name);
-  REQUIRE(b);
-  return s.buffers[b->value];
-}
-
-}  // namespace
-
-namespace {
-
 // The emitted source of a GIR file against its reviewed golden; the golden itself compiles and
 // matches the interpreter, so a bless cannot store wrong code. Returns the source.
 std::string checkGoldenSource(const std::string& girPath, const std::string& goldenPath) {
-  Graph g = parseFile(girPath);
+  Graph g = test::parseGirFileOrStop(girPath);
   auto src = emitCpu(g);
   REQUIRE(src);
   std::string golden = test::sourcePath(goldenPath);
@@ -90,7 +67,7 @@ TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one
 }
 
 TEST_CASE("schedule: stages at block syncs, kernels at device syncs, placement by scope and lifetime", "[cpu][schedule]") {
-  Graph g = parseFile("tests/golden/gir/softmax_block.gir");
+  Graph g = test::parseGirFileOrStop("tests/golden/gir/softmax_block.gir");
   auto s = buildSchedule(g);
   REQUIRE(s);
   REQUIRE(s->kernels.size() == 1);
@@ -105,7 +82,7 @@ TEST_CASE("schedule: stages at block syncs, kernels at device syncs, placement b
   CHECK(planOf(g, *s, "pmax").placement == Placement::PerUnit);      // registers inside one stage
   CHECK(planOf(g, *s, "pmax").instanceSize == 1);
 
-  Graph two = parseFile("tests/golden/gir/two_kernels.gir");
+  Graph two = test::parseGirFileOrStop("tests/golden/gir/two_kernels.gir");
   auto s2 = buildSchedule(two);
   REQUIRE(s2);
   CHECK(s2->kernels.size() == 2);
@@ -159,7 +136,7 @@ move %q_u -> %c_u
 )";
 
 TEST_CASE("awkward slices: transposes, outer reductions, DRAM broadcasts, domains, u/k and u%k", "[cpu][emit]") {
-  Graph g = parseText(kAwkward);
+  Graph g = test::parseGirOrStop(kAwkward);
   ValidityReport v = checkValidity(g, randomInputs(g, 1));
   INFO(v.str());
   REQUIRE(v.valid());
@@ -179,7 +156,7 @@ TEST_CASE("awkward slices: transposes, outer reductions, DRAM broadcasts, domain
 }
 
 TEST_CASE("loop nests refine shapes and merge contiguous loops", "[cpu][schedule]") {
-  Graph g = parseText(kAwkward);
+  Graph g = test::parseGirOrStop(kAwkward);
   // node 0: [4,6] dense -> [24]: one loop of 24.
   auto n0 = loopNestOf(g, NodeId(0));
   REQUIRE(n0);
@@ -233,7 +210,7 @@ TEST_CASE("the cache returns the same object for the same source", "[cpu][compil
 }
 
 TEST_CASE("guarded groups on disjoint unit domains are reached by a binary search on u, and still match", "[cpu][emit]") {
-  Graph g = parseFile("tests/golden/gir/shufflenet_source.gir");  // a concat: one move per input's unit range
+  Graph g = test::parseGirFileOrStop("tests/golden/gir/shufflenet_source.gir");  // a concat: one move per input's unit range
   auto src = emitCpu(g);
   REQUIRE(src);
   CHECK(countOf(src->code, "groups on disjoint unit domains: a binary search on u") == 1);
@@ -248,7 +225,7 @@ TEST_CASE("guarded groups on disjoint unit domains are reached by a binary searc
 TEST_CASE("streaming stores: a large write-once output goes out through an L1 row, same values, same bytes", "[cpu][emit][stream]") {
   // y (1 MiB) is written once and read by nobody: with a cache threshold below the graph's 2 MiB of
   // device buffers, its row goes out with streaming stores (docs/cpu.md, "Streaming stores").
-  Graph g = parseText(R"(gir @streamed target=cpu-host units=64 block=2
+  Graph g = test::parseGirOrStop(R"(gir @streamed target=cpu-host units=64 block=2
 level dram device
 level local unit capacity=32768
 %x = buffer dram f32[64,4096] input

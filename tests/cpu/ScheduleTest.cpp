@@ -13,29 +13,10 @@
 #include "tests/cpu/CpuTestSupport.h"
 
 using namespace gir;
+using gir::test::planOf;
 using namespace gir::codegen;
 
 namespace {
-
-Graph parseText(const std::string& text) {
-  auto g = parseGirText(text, "<test>");
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  return std::move(*g);
-}
-
-Graph parseFile(const std::string& relative) {
-  auto g = parseGirText(test::readText(test::sourcePath(relative)), relative);
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  return std::move(*g);
-}
-
-const BufferPlan& planOf(const Graph& g, const Schedule& s, const std::string& name) {
-  auto b = g.findBuffer(name);
-  REQUIRE(b);
-  return s.buffers[b->value];
-}
 
 // A concat into a register buffer whose two halves sit 100 elements apart: unit u's instance starts
 // at 4u for u < 4 and at 100 + 4u after, not an affine function of u, yet every slice sits at the
@@ -60,7 +41,7 @@ ew.neg %r_hi -> %y_u domain[4,8)
 }  // namespace
 
 TEST_CASE("one schedule: a private instance needs its slices at fixed places, not an affine start", "[cpu][schedule]") {
-  Graph g = parseText(kGappedConcat);
+  Graph g = test::parseGirOrStop(kGappedConcat);
   ValidityReport v = checkValidity(g, randomInputs(g, 1));
   INFO(v.str());
   REQUIRE(v.valid());
@@ -102,7 +83,7 @@ TEST_CASE("one schedule: a private instance needs its slices at fixed places, no
 TEST_CASE("one schedule: the target's storage limits are the only difference between back ends", "[cpu][schedule]") {
   // softmax_block keeps a 4-element per-block max in smem; make the block's scratch 16,384 floats (64 KiB),
   // over the GPU's 48 KiB of static shared memory but nothing a CPU thread's scratch minds.
-  Graph g = parseFile("tests/golden/gir/softmax_block.gir");
+  Graph g = test::parseGirFileOrStop("tests/golden/gir/softmax_block.gir");
   auto cpuSchedule = buildSchedule(g);
   auto gpuSchedule = buildSchedule(g, ScheduleTarget::gpu("nvidia-h100", 32));
   REQUIRE(cpuSchedule);
@@ -153,7 +134,7 @@ TEST_CASE("one schedule: a one-kernel graph has as many CPU stages as Ascend pha
   int compared = 0;
   for (const char* name : {"softmax_block", "figure6", "softmax_scope", "shufflenet_source", "relu"}) {
     INFO(name);
-    Graph g = parseFile(std::string("tests/golden/gir/") + name + ".gir");
+    Graph g = test::parseGirFileOrStop(std::string("tests/golden/gir/") + name + ".gir");
     auto s = buildSchedule(g);
     REQUIRE(s);
     if (s->kernels.size() != 1 || g.unitsPerBlock < 2) continue;
