@@ -190,7 +190,8 @@ std::vector<bool> streamedBuffers(const Graph& g, const Schedule& s, int64_t cac
   return out;
 }
 
-bool kernelStreams(const Graph& g, const EmitContext& c, const KernelSchedule& k) {
+bool kernelStreams(const EmitContext& c, const KernelSchedule& k) {
+  const Graph& g = c.g;
   for (const Stage& st : k.stages)
     for (NodeId id : st.nodes)
       for (SliceId sl : g.node(id).outputs)
@@ -228,7 +229,7 @@ void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, St
          std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) + ");");
   for (size_t st = 0; st < k.stages.size(); ++st)
     if (!k.stages[st].nodes.empty()) emitStage(w, c, k, st, status);
-  if (kernelStreams(c.g, c, k)) w.line("girStreamFence();  // streaming stores are weakly ordered: drain them before the barrier");
+  if (kernelStreams(c, k)) w.line("girStreamFence();  // streaming stores are weakly ordered: drain them before the barrier");
   w.close();
   w.close();
 }
