@@ -119,6 +119,12 @@ GraphCost computeCost(const Graph& g, const HardwareDesc* hw) {
   for (uint32_t i = 0; i < g.nodes().size(); ++i)
     if (!g.nodes()[i].erased) byKernel[std::max(0, kernelOf[i])].push_back(i);
   NetCounter net(g);
+  // A buffer below device scope that two kernels touch lives in device memory on every back end
+  // (docs/gir.md, "Kernels"): its bytes are device traffic, priced at the device level.
+  auto acrossKernels = buffersAcrossKernels(g, kernelOf);
+  const LevelDecl* deviceLevel = nullptr;
+  for (const LevelDecl& l : g.levels)
+    if (!deviceLevel && l.scope == Scope::Device) deviceLevel = &l;
   for (size_t k = 0; k < byKernel.size(); ++k) {
     KernelCost& kc = c.perKernel[k];
     std::map<std::string, std::pair<double, double>> weighted;  // level -> (bytes, bytes * inefficiency)
@@ -135,12 +141,13 @@ GraphCost computeCost(const Graph& g, const HardwareDesc* hw) {
       auto count = [&](SliceId s, bool write) {
         const MemorySlice& sl = g.slice(s);
         int64_t bytes = sl.numel() * 4 * units;
-        const std::string& level = g.buffer(sl.buffer).level;
+        const LevelDecl* l = g.level(g.buffer(sl.buffer).level);
+        if (acrossKernels[sl.buffer.value] && deviceLevel) l = deviceLevel;
+        const std::string& level = l ? l->name : g.buffer(sl.buffer).level;
         c.bytesPerLevel[level] += bytes;
         auto& w = weighted[level];
         w.first += bytes;
         w.second += bytes * inefficiency(sl, hw ? hw->level(level) : nullptr);
-        const LevelDecl* l = g.level(level);
         if (!l || l->scope != Scope::Device) return;
         kc.dramAccess += bytes;
         net.add(sl, d, write);

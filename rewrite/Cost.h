@@ -9,7 +9,8 @@
 //   modelled time = sum_k t_k
 // dram_net_bytes counts each element of a device-level buffer once per kernel for reading and once
 // for writing (a second read by another unit in the same kernel hits a cache, as in the baselines'
-// accounting); access bytes count every unit's every access. inefficiency = the access-weighted
+// accounting), and so a buffer below device scope that two kernels touch, which lives in device
+// memory (buffersAcrossKernels); access bytes count every unit's every access. inefficiency = the access-weighted
 // mean of max(1, granularity_bytes / contiguous_bytes) over the level's slices in the kernel: a
 // slice whose innermost contiguous run is shorter than the level's transaction wastes the rest.
 #pragma once

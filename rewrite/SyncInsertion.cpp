@@ -95,6 +95,30 @@ static bool movementsAround(const Graph& g, const UseDef& ud, const Node& sync, 
   return true;
 }
 
+// Lowering a device sync must not leave a buffer below device scope in two kernels (docs/gir.md,
+// "Kernels"): where another device sync still separates a writer of `b` from one of its readers, or
+// now splits another buffer's users, the back ends would keep that data in device memory after all,
+// and the step would add DRAM bytes instead of saving them.
+static bool keepsUnitDataInOneKernel(const Graph& g, const UseDef& ud, NodeId sync, BufferId b, const std::string& promotedTo) {
+  if (g.node(sync).syncScope() != Scope::Device) return true;  // kernels do not change
+  auto before = buffersAcrossKernels(g, kernelIndices(g, ud, NodeId()));
+  auto kernelOf = kernelIndices(g, ud, sync);
+  auto after = buffersAcrossKernels(g, kernelOf);
+  for (size_t i = 0; i < after.size(); ++i)
+    if (after[i] && !before[i]) return false;
+  const LevelDecl* l = g.level(promotedTo.empty() ? g.buffer(b).level : promotedTo);
+  if (!l || l->scope == Scope::Device) return true;
+  int kernel = -1;
+  for (SliceId s : ud.slicesOfBuffer[b.value])
+    for (const auto* users : {&ud.writers[s.value], &ud.readers[s.value]})
+      for (NodeId n : *users) {
+        if (kernelOf[n.value] < 0) continue;
+        if (kernel >= 0 && kernelOf[n.value] != kernel) return false;
+        kernel = kernelOf[n.value];
+      }
+  return true;
+}
+
 void SyncInsertion::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
   const Graph& g = ctx.graph();
   const UseDef& ud = ctx.useDef();
@@ -123,6 +147,10 @@ void SyncInsertion::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<
       continue;
     }
     SyncInsertionFacts facts{*scope, promotionLevel(ctx, b, *scope), {}};
+    if (!keepsUnitDataInOneKernel(g, ud, anchor, b, facts.level)) {
+      refuse(b, "another device sync would still split the data's users into two kernels, where it stays in device memory");
+      continue;
+    }
     if (*scope == Scope::Lane) facts.rewire = ud.readers[out[0].value];
     sites.push_back(Site{std::string(name()), {anchor}, {}, b, g.editVersion, std::move(facts)});
   }

@@ -126,7 +126,8 @@ BufferPlan globalPlan(BufferPlan p, std::string why) {
   return p;
 }
 
-BufferPlan planBuffer(const Graph& g, BufferId b, const Schedule& s, const ScheduleTarget& t, std::vector<int64_t>& sliceRel) {
+BufferPlan planBuffer(const Graph& g, BufferId b, const Schedule& s, const ScheduleTarget& t, const std::vector<bool>& buffersAcross,
+                      std::vector<int64_t>& sliceRel) {
   BufferPlan p;
   p.buffer = b;
   Scope scope = bufferScope(g, b);
@@ -137,7 +138,7 @@ BufferPlan planBuffer(const Graph& g, BufferId b, const Schedule& s, const Sched
   if (p.deviceLevel) return globalPlan(p, "device-scope level");
   if (g.buffer(b).role != BufferRole::Temp) return globalPlan(p, "graph input or output");
   if (f.kernels.empty()) return globalPlan(p, "unused");
-  if (f.kernels.size() != 1)
+  if (buffersAcross[b.value])  // docs/gir.md, "Kernels": the cost model prices it in device memory too
     return globalPlan(p, "kernels " + std::to_string(*f.kernels.begin()) + " and " + std::to_string(*f.kernels.rbegin()) +
                              " both touch it");
   p.affine = fitAffineFootprint(f, p);
@@ -230,6 +231,7 @@ Expected<Schedule> buildSchedule(const Graph& g, const ScheduleTarget& target) {
     ks.stages[st].nodes.push_back(id);
   }
   s.sliceRel.assign(g.slices().size(), 0);
+  auto across = buffersAcrossKernels(g, s.kernelOf);
   for (uint32_t b = 0; b < g.buffers().size(); ++b) {
     if (g.buffers()[b].erased) {
       BufferPlan erased;
@@ -237,7 +239,7 @@ Expected<Schedule> buildSchedule(const Graph& g, const ScheduleTarget& target) {
       s.buffers.push_back(globalPlan(erased, "erased"));
       continue;
     }
-    s.buffers.push_back(planBuffer(g, BufferId(b), s, target, s.sliceRel));
+    s.buffers.push_back(planBuffer(g, BufferId(b), s, target, across, s.sliceRel));
   }
   return s;
 }

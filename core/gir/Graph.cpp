@@ -171,12 +171,15 @@ std::optional<std::vector<NodeId>> kahn(const Graph& g, const std::vector<std::v
 
 bool isDeviceSync(const Node& n) { return n.isSync() && n.syncScope() == Scope::Device; }
 
+// A device sync that still splits kernels: every one but `lowered` (the sync a rule asks about).
+bool splitsKernels(const Graph& g, NodeId id, NodeId lowered) { return id != lowered && isDeviceSync(g.node(id)); }
+
 // Number of device syncs on the longest path into each node, given a topological order.
 std::vector<int> syncDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ,
-                           const std::vector<NodeId>& order) {
+                           const std::vector<NodeId>& order, NodeId lowered) {
   std::vector<int> depth(g.nodes().size(), 0);
   for (NodeId id : order) {
-    int out = depth[id.value] + (isDeviceSync(g.node(id)) ? 1 : 0);
+    int out = depth[id.value] + (splitsKernels(g, id, lowered) ? 1 : 0);
     for (NodeId s : succ[id.value]) depth[s.value] = std::max(depth[s.value], out);
   }
   return depth;
@@ -185,12 +188,13 @@ std::vector<int> syncDepth(const Graph& g, const std::vector<std::vector<NodeId>
 // The kernel of each node: as late as its consumers allow (a load feeding only a later kernel
 // belongs to that kernel: registers do not live across a device sync), never earlier than the
 // device syncs above it. A device sync keeps its depth (it closes kernel `depth`).
-std::vector<int> kernelDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ, const std::vector<NodeId>& order) {
-  auto depth = syncDepth(g, succ, order);
+std::vector<int> kernelDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ, const std::vector<NodeId>& order,
+                             NodeId lowered = NodeId()) {
+  auto depth = syncDepth(g, succ, order, lowered);
   std::vector<int> late = depth;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     uint32_t n = it->value;
-    if (isDeviceSync(g.node(*it)) || succ[n].empty()) continue;
+    if (splitsKernels(g, *it, lowered) || succ[n].empty()) continue;
     int k = INT32_MAX;
     for (NodeId s : succ[n]) k = std::min(k, late[s.value]);
     late[n] = std::max(depth[n], k);
@@ -276,15 +280,16 @@ std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g, LoadPlacemen
   return order;
 }
 
-std::vector<int> kernelIndices(const Graph& g) {
-  auto ud = computeUseDef(g);
+std::vector<int> kernelIndices(const Graph& g) { return kernelIndices(g, computeUseDef(g), NodeId()); }
+
+std::vector<int> kernelIndices(const Graph& g, const UseDef& ud, NodeId lowered) {
   auto succ = successors(g, ud);
   auto order = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
   std::vector<int> k(g.nodes().size(), -1);
   if (!order) return k;
-  auto depth = kernelDepth(g, succ, *order);
+  auto depth = kernelDepth(g, succ, *order, lowered);
   for (NodeId id : *order)
-    if (!isDeviceSync(g.node(id))) k[id.value] = depth[id.value];
+    if (!splitsKernels(g, id, lowered)) k[id.value] = depth[id.value];
   return k;
 }
 
@@ -293,6 +298,24 @@ int kernelCount(const Graph& g) {
   int m = -1;
   for (int v : k) m = std::max(m, v);
   return m + 1;
+}
+
+std::vector<bool> buffersAcrossKernels(const Graph& g, const std::vector<int>& kernelOf) {
+  std::vector<int> firstKernel(g.buffers().size(), -1);
+  std::vector<bool> across(g.buffers().size(), false);
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.erased || kernelOf[i] < 0) continue;
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (SliceId s : *list) {
+        uint32_t b = g.slice(s).buffer.value;
+        const LevelDecl* l = g.level(g.buffers()[b].level);
+        if (l && l->scope == Scope::Device) continue;
+        if (firstKernel[b] < 0) firstKernel[b] = kernelOf[i];
+        else if (firstKernel[b] != kernelOf[i]) across[b] = true;
+      }
+  }
+  return across;
 }
 
 Graph Graph::compacted() const {
