@@ -9,6 +9,7 @@
 
 #include "codegen/cpu/CpuNodeEmitter.h"
 #include "codegen/cpu/CpuPrelude.h"
+#include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/GuardDispatch.h"
 #include "codegen/schedule/LoopBands.h"
 
@@ -164,30 +165,6 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
     i = end;
   }
   w.close();
-}
-
-// Graph outputs written by one node and read by none, when the device buffers together overflow the
-// last-level cache: their stores would only evict what the next reads need, and each pays a
-// read-for-ownership (docs/cpu.md, "Streaming stores").
-std::vector<bool> streamedBuffers(const Graph& g, const Schedule& s, int64_t cacheBytes) {
-  std::vector<bool> out(g.buffers().size(), false);
-  if (cacheBytes <= 0) return out;
-  int64_t footprint = 0;
-  for (const BufferPlan& p : s.buffers)
-    if (p.used && p.placement == Placement::Global) footprint += g.buffer(p.buffer).numel() * 4;
-  if (footprint <= cacheBytes) return out;
-  std::vector<int> writers(g.buffers().size(), 0), readers(g.buffers().size(), 0);
-  for (const Node& n : g.nodes()) {
-    if (n.erased || n.isSync()) continue;
-    for (SliceId sl : n.outputs) ++writers[g.slice(sl).buffer.value];
-    for (SliceId sl : n.inputs) ++readers[g.slice(sl).buffer.value];
-  }
-  for (const BufferPlan& p : s.buffers) {
-    uint32_t b = p.buffer.value;
-    out[b] = p.deviceLevel && g.buffer(p.buffer).role == BufferRole::Output && writers[b] == 1 && readers[b] == 0 &&
-             g.buffer(p.buffer).numel() * 4 >= kStreamMinBytes;
-  }
-  return out;
 }
 
 bool kernelStreams(const EmitContext& c, const KernelSchedule& k) {

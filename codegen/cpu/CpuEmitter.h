@@ -24,8 +24,6 @@ struct CpuEmitOptions {
   int64_t streamAboveCacheBytes = 0;
 };
 
-constexpr int64_t kStreamMinBytes = 1 << 20;
-
 // One entry of the `float* const* g` array the generated functions take: a buffer held in one
 // array of its full size (inputs, outputs, device temporaries, unit/block buffers kept global).
 struct GlobalArg {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/SumPrecision.h"
 #include "core/gir/Printer.h"
 
@@ -280,22 +281,7 @@ std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, s
   return "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(input) + "[" + indexExpr(op.strides) + "]";
 }
 
-// Whether member k of a reduce-free group writes its output with streaming stores: a streamed buffer
-// (CpuEmitOptions) walked contiguously by the innermost loop, in rows of whole 64-byte lines that start on
-// one, and short enough for an L1 buffer. Rows that cut lines mix streaming and plain stores in one line:
-// depthwise + SiLU's 56-float rows ran 0.79x as fast streamed (docs/cpu.md, "Streaming stores").
-constexpr int64_t kStreamRowMax = 4096;
-constexpr int64_t kLineFloats = 16;
-bool streams(const EmitContext& c, const LoopGroup& grp, size_t k) {
-  const LoopNest& nest = grp.nests[k];
-  if (nest.output.staged || grp.extents.empty() || nest.output.strides.empty()) return false;
-  const MemorySlice& out = c.g.slice(nest.output.slice);
-  int64_t row = grp.extents.back();
-  bool lines = row % kLineFloats == 0 && out.offset.constant() % kLineFloats == 0;
-  for (const UnitTerm& t : out.offset.terms()) lines = lines && t.coeff % kLineFloats == 0;
-  for (size_t d = 0; d + 1 < nest.output.strides.size(); ++d) lines = lines && nest.output.strides[d] % kLineFloats == 0;
-  return c.streamed[out.buffer.value] && nest.output.strides.back() == 1 && lines && row <= kStreamRowMax;
-}
+bool streams(const EmitContext& c, const LoopGroup& grp, size_t k) { return streamsOutput(c.g, c.streamed, grp, k); }
 
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const std::vector<bool>& values) {
