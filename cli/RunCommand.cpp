@@ -98,7 +98,10 @@ Status runGraph(const Graph& g, const ReferenceCase* ref, const HardwareDesc& hw
   auto k = CompiledKernel::build(g, o.launch);
   if (!k) return k.takeError();
   r.kernels = k->kernels();
-  r.model = modelCpu(g, hw);
+  ModelOptions model;
+  model.cache = o.timing.flushBytes > 0 ? CacheState::Cold : CacheState::Warm;
+  model.streamAboveBytes = o.launch.emit.streamAboveCacheBytes;
+  r.model = modelCpu(g, hw, model);
   r.dramBytes = r.model.dramBytes;
   auto check = ref ? checkAgainstReference(*ref, *k) : checkAgainstInterpreter(g, *k, 1);
   if (!check) return check.takeError();

@@ -137,25 +137,35 @@ double medianSeconds(Call call, int repeats) {
   return s[s.size() / 2];
 }
 
-// The footprint (bytes read + written) above which a streaming copy beats a plain one, over footprints of
-// 2 to 256 MiB: the largest at which the plain copy still wins (or 0 when streaming never wins). Copies
-// that stay cached between calls gain nothing from streaming stores, which send them to memory.
-// Footprints past the two arrays' `maxElements` are not measured.
+// The plain and the streaming copy, each repeated over the same two arrays, at footprints (bytes read +
+// written) of 2 to 256 MiB: the warm-copy curve. Footprints past the two arrays' `maxElements` are not
+// measured.
 template <typename Plain, typename Streaming>
-int64_t streamingCrossover(int64_t maxElements, Plain plainS, Streaming streamingS) {
-  std::vector<int64_t> footprints;
-  for (int64_t mib : {2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256})
-    if ((mib << 20) / 8 <= maxElements) footprints.push_back(int64_t{mib} << 20);
+std::vector<WarmCopyPoint> warmCopyCurve(int64_t maxElements, Plain plainS, Streaming streamingS) {
+  std::vector<WarmCopyPoint> curve;
+  for (int64_t mib : {2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256}) {
+    int64_t f = mib << 20;
+    if (f / 8 > maxElements) continue;
+    int64_t elements = f / 8 / 2048 * 2048;  // half read, half written, whole rows
+    double bytes = 8.0 * static_cast<double>(elements);
+    curve.push_back(WarmCopyPoint{f, bytes / plainS(elements) / 1e9, bytes / streamingS(elements) / 1e9});
+  }
+  return curve;
+}
+
+// The footprint above which the streaming copy beats the plain one: the largest at which the plain copy
+// still wins (or 0 when streaming never wins). Copies that stay cached between calls gain nothing from
+// streaming stores, which send them to memory.
+int64_t streamingCrossover(const std::vector<WarmCopyPoint>& curve) {
   int64_t above = 0;
   bool streamingWon = false;
-  for (int64_t f : footprints) {
-    int64_t elements = f / 8 / 2048 * 2048;  // half read, half written, whole rows
-    bool streams = streamingS(elements) < plainS(elements);
-    if (!streams) above = f;
+  for (const WarmCopyPoint& p : curve) {
+    bool streams = p.streamingGBs > p.plainGBs;
+    if (!streams) above = p.footprintBytes;
     streamingWon = streamingWon || streams;
   }
-  if (footprints.empty()) return 0;
-  return streamingWon ? std::max<int64_t>(above, footprints.front() / 2) : 0;
+  if (curve.empty()) return 0;
+  return streamingWon ? std::max<int64_t>(above, curve.front().footprintBytes / 2) : 0;
 }
 
 struct FreeDeleter {
@@ -170,6 +180,8 @@ std::string Calibration::str() const {
      << "), read " << streamReadGBs << " GB/s, tile " << tileGBs
      << " GB/s, local " << localGBs << " GB/s, exp " << transcendentalGelems << " G/s, barrier " << barrierUs << " us, launch " << launchUs
      << " us, streaming-store copy " << streamingCopyGBs << " GB/s, streaming stores above " << (streamStoreAboveBytes >> 10) << " KiB";
+  os << "\nwarm copy (footprint MiB: plain / streaming GB/s):";
+  for (const WarmCopyPoint& p : warmCopy) os << " " << (p.footprintBytes >> 20) << ": " << p.plainGBs << " / " << p.streamingGBs << ";";
   return os.str();
 }
 
@@ -210,8 +222,9 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
   auto streamS = sortedSeconds([&] { streamCopy(a.get(), b.get(), n); }, o.repeats);
   c.streamingCopyGBs = 8.0 * static_cast<double>(n) / streamS[streamS.size() / 2] / 1e9;
-  c.streamStoreAboveBytes = streamingCrossover(n, [&](int64_t m) { return medianSeconds([&] { copy(a.get(), b.get(), m); }, o.repeats); },
-                                               [&](int64_t m) { return medianSeconds([&] { streamCopy(a.get(), b.get(), m); }, o.repeats); });
+  c.warmCopy = warmCopyCurve(n, [&](int64_t m) { return medianSeconds([&] { copy(a.get(), b.get(), m); }, o.repeats); },
+                             [&](int64_t m) { return medianSeconds([&] { streamCopy(a.get(), b.get(), m); }, o.repeats); });
+  c.streamStoreAboveBytes = streamingCrossover(c.warmCopy);
   const int passes = 200;
   int64_t tileN = o.tileArrayBytes / 4, localN = o.localArrayBytes / 4;
   double tileS = medianSeconds([&] { cacheCopy(tileN, passes); }, o.repeats);
@@ -241,6 +254,7 @@ HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
   hw.launchCostUs = c.launchUs;
   hw.transcendentalGelems = c.transcendentalGelems;
   hw.streamStoreAboveBytes = c.streamStoreAboveBytes;
+  hw.warmCopy = c.warmCopy;
   hw.maxUnits = c.threads;
   return hw;
 }

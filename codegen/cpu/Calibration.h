@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/cpu/CpuCompiler.h"
 #include "core/Expected.h"
@@ -36,6 +37,7 @@ struct Calibration {
   double transcendentalGelems = 0;  // girExp evaluations per second on L1 data, all threads, in billions
   double streamingCopyGBs = 0;      // the copy with streaming stores from L1 rows, as kernels write streamed outputs
   int64_t streamStoreAboveBytes = 0;  // footprint above which that copy beats the plain one (0: never)
+  std::vector<WarmCopyPoint> warmCopy;  // both copies repeated over the same arrays, at 2 to 256 MiB
   int threads = 0;
   std::string str() const;
 };

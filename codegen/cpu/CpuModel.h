@@ -2,9 +2,10 @@
 // against measured times (docs/cpu.md, "Modelled against measured": MAPE, Spearman across candidates).
 //
 //   kernel k [us] = launch_cost_us + sync_cost_us[device]              (its parallel loop and barrier)
-//                 + sum_level bytes_k(level) / (bandwidth(level) GB/s * 1e3)
 //                 + block_syncs_k * sync_cost_us[block]
-//                 + flops_k / (peak_gflops * 1e3) + transcendentals_k / (transcendental_gelems * 1e3)
+//                 + max(memory_k, compute_k) + 0.5 * min(memory_k, compute_k)   (they overlap in part)
+//   memory_k      = sum_level bytes_k(level) / (bandwidth(level) GB/s * 1e3), device bytes at the device rates
+//   compute_k     = flops_k / (peak_gflops * 1e3) + transcendentals_k / (transcendental_gelems * 1e3)
 //   graph [us]    = launch_cost_us + sum_k (kernel k - launch_cost_us)  (gir_run: one parallel region)
 //
 // The bytes are those of the code the emitter writes (docs/cpu.md, "The cost model"): loop groups as
@@ -17,8 +18,8 @@
 // there past that first touch. dramBytes stays every device access, what instrumented builds count.
 // Divisions and square roots weigh 4 flops per element. Transcendentals (exp, erf, tanh, ...) run at
 // the rate `gir run --calibrate` measures for girExp; an uncalibrated description prices one at 24
-// flops. Memory and compute add: on 96 candidates of the DRAM-scale scenarios an overlap term
-// (max + b * min) fitted no better on this machine (docs/cpu.md, "Modelled against measured").
+// flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
+// rate. Memory and compute overlap in part (docs/cpu.md, "Modelled against measured", has the fit).
 #pragma once
 
 #include <map>
@@ -47,10 +48,28 @@ struct GraphModel {
   int64_t dramBytes = 0;
   int64_t deviceFootprintBytes = 0;  // distinct bytes of the device-scope buffers the graph touches
   bool cacheResident = false;        // device traffic priced at the cache level's bandwidth
+  double devicePlainGBs = 0, deviceStreamingGBs = 0;  // the device rates used (below)
   double modelledUs = 0;  // all kernels in one parallel region
 };
 
-GraphModel modelCpu(const Graph& g, const HardwareDesc& hw);
+// Warm: the kernel runs again and again on the same buffers (what `gir run --measure` times); cold: the
+// caches are flushed before each call (`--measure --cold`).
+enum class CacheState { Warm, Cold };
+
+struct ModelOptions {
+  CacheState cache = CacheState::Warm;
+  int64_t streamAboveBytes = -1;  // the emitter's streaming-store threshold; -1: the description's
+};
+
+// Device rates: the GB/s a plain and a streamed device byte moves at. Warm, with the description's
+// warm-copy curve (`gir run --calibrate`), both come from the curve at the graph's device footprint:
+// on this machine a 64 MiB footprint copied again and again runs at twice the STREAM rate. Cold, or
+// without a curve, plain bytes move at the device level's (STREAM copy) bandwidth.
+struct DeviceRates {
+  double plainGBs = 0, streamingGBs = 0;
+};
+
+GraphModel modelCpu(const Graph& g, const HardwareDesc& hw, const ModelOptions& options = {});
 
 // Figures over pairs (modelled, measured), measured > 0.
 struct ModelError {

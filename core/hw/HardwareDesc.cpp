@@ -2,6 +2,7 @@
 #include "core/hw/HardwareDesc.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +109,26 @@ void readLevels(FieldReader& r, const json& root, HardwareDesc& hw) {
   if (!r.failed() && !hw.dramLevel()) r.fail("levels", "no level with scope 'device' (DRAM/global memory)");
 }
 
+void readWarmCopy(FieldReader& r, const json& root, HardwareDesc& hw) {
+  const json* c = r.get(root, "warm_copy", "", false);
+  if (!c) return;
+  if (!c->is_array()) { r.fail("warm_copy", "expected an array of {footprint_bytes, plain_gbs, streaming_gbs}"); return; }
+  for (size_t i = 0; i < c->size() && !r.failed(); ++i) {
+    const json& p = (*c)[i];
+    std::string path = "warm_copy[" + std::to_string(i) + "].";
+    if (!p.is_object()) { r.fail(path.substr(0, path.size() - 1), "expected an object"); return; }
+    WarmCopyPoint w;
+    w.footprintBytes = r.integer(p, "footprint_bytes", path, true, 0, 1);
+    w.plainGBs = r.number(p, "plain_gbs", path, true, 0, 1e-9);
+    w.streamingGBs = r.number(p, "streaming_gbs", path, true, 0, 1e-9);
+    if (!hw.warmCopy.empty() && w.footprintBytes <= hw.warmCopy.back().footprintBytes) {
+      r.fail(path + "footprint_bytes", "expected footprints in ascending order");
+      return;
+    }
+    hw.warmCopy.push_back(w);
+  }
+}
+
 void readAscend(FieldReader& r, const json& root, HardwareDesc& hw) {
   const json* a = r.get(root, "ascend", "", false);
   if (!a) return;
@@ -150,6 +171,20 @@ double HardwareDesc::ridgePointFlopsPerByte() const {
   return bw > 0 ? peakGflops / bw : 0;
 }
 
+double HardwareDesc::warmCopyGBs(int64_t footprintBytes, bool streaming) const {
+  if (warmCopy.empty()) return 0;
+  auto rate = [&](const WarmCopyPoint& p) { return streaming ? p.streamingGBs : p.plainGBs; };
+  if (footprintBytes <= warmCopy.front().footprintBytes) return rate(warmCopy.front());
+  for (size_t i = 1; i < warmCopy.size(); ++i) {
+    const WarmCopyPoint &a = warmCopy[i - 1], &b = warmCopy[i];
+    if (footprintBytes > b.footprintBytes) continue;
+    double t = std::log(static_cast<double>(footprintBytes) / static_cast<double>(a.footprintBytes)) /
+               std::log(static_cast<double>(b.footprintBytes) / static_cast<double>(a.footprintBytes));
+    return rate(a) + t * (rate(b) - rate(a));
+  }
+  return rate(warmCopy.back());
+}
+
 Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::string& file) {
   auto parsed = parseJsonText(text, file);
   if (!parsed) return parsed.takeError();
@@ -174,6 +209,7 @@ Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::str
   hw.peakGflops = r.number(root, "peak_gflops", "", true, 0, 1e-9);
   hw.transcendentalGelems = r.number(root, "transcendental_gelems", "", false, 0, 0);
   hw.streamStoreAboveBytes = r.integer(root, "stream_store_above_bytes", "", false, 0, 0);
+  readWarmCopy(r, root, hw);
   readAscend(r, root, hw);
   if (r.failed()) return r.error();
   return hw;
@@ -217,6 +253,12 @@ std::string hardwareToJson(const HardwareDesc& hw) {
                {"launch_cost_us", hw.launchCostUs}, {"peak_gflops", hw.peakGflops}};
   if (hw.transcendentalGelems > 0) root["transcendental_gelems"] = hw.transcendentalGelems;
   if (hw.streamStoreAboveBytes > 0) root["stream_store_above_bytes"] = hw.streamStoreAboveBytes;
+  if (!hw.warmCopy.empty()) {
+    json curve = json::array();
+    for (const WarmCopyPoint& p : hw.warmCopy)
+      curve.push_back({{"footprint_bytes", p.footprintBytes}, {"plain_gbs", p.plainGBs}, {"streaming_gbs", p.streamingGBs}});
+    root["warm_copy"] = curve;
+  }
   if (hw.ascend) {
     json a = {{"flags_per_pipe_pair", hw.ascend->flagsPerPipePair}, {"sync_cost_cycles", hw.ascend->syncCostCycles}};
     a["pipe_latency"] = hw.ascend->pipeLatencyCycles;

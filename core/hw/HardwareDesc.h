@@ -28,6 +28,11 @@ struct AscendDesc {
   std::map<std::string, int> pipeLatencyCycles;  // S V M MTE1 MTE2 MTE3 FIX
 };
 
+struct WarmCopyPoint {
+  int64_t footprintBytes = 0;
+  double plainGBs = 0, streamingGBs = 0;
+};
+
 struct HardwareDesc {
   std::string name;
   std::string kind;   // cpu | gpu | npu | mlu
@@ -46,6 +51,11 @@ struct HardwareDesc {
   // outputs go out with streaming (non-temporal) stores; 0: never. Data above it no longer stays cached
   // between calls, so a plain store pays a read-for-ownership. `gir run --calibrate` measures it.
   int64_t streamStoreAboveBytes = 0;
+  // CPU: copy bandwidth when the same arrays are copied again and again (what a repeated, "hot" run of a
+  // kernel sees), by footprint (bytes read + written), with plain and with streaming stores; ascending
+  // footprints. A footprint that mostly stays in the caches copies faster than STREAM's. Empty: not
+  // measured. `gir run --calibrate` measures it; the CPU cost model prices hot device traffic with it.
+  std::vector<WarmCopyPoint> warmCopy;
   std::optional<AscendDesc> ascend;
 
   const MemoryLevelDesc* level(const std::string& name) const;
@@ -54,6 +64,9 @@ struct HardwareDesc {
   const MemoryLevelDesc* levelForScope(Scope scope) const;
   double dramBandwidthGBs() const;
   double ridgePointFlopsPerByte() const;  // peak FLOP/s over DRAM bandwidth
+  // The warm copy's bandwidth at a footprint, interpolated in log(footprint) between the measured
+  // points and held at the ends; 0 without a curve.
+  double warmCopyGBs(int64_t footprintBytes, bool streaming) const;
 };
 
 // Parse and validate; errors name the file, the field path and the reason.
