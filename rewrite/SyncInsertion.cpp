@@ -95,14 +95,37 @@ static bool movementsAround(const Graph& g, const UseDef& ud, const Node& sync, 
   return true;
 }
 
+namespace {
+
+// The device syncs sync insertion could lower as well: each of their buffers moves between units of
+// one block at most (a device sync in front of an elementwise op waits for swap; it counts as staying).
+std::vector<bool> lowerableDeviceSyncs(const Graph& g, const UseDef& ud) {
+  std::vector<bool> lowerable(g.nodes().size(), false);
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.erased || !n.isSync() || n.syncScope() != Scope::Device) continue;
+    bool lowers = true;
+    for (SliceId s : n.inputs) {
+      BufferId b = g.slice(s).buffer;
+      auto scope = SyncInsertion::neededScope(g, ud, NodeId(i), b);
+      lowers = lowers && scope && *scope < Scope::Device && movementsAround(g, ud, n, b);
+    }
+    lowerable[i] = lowers;
+  }
+  return lowerable;
+}
+
 // Lowering a device sync must not leave a buffer below device scope in two kernels (docs/gir.md,
-// "Kernels"): where another device sync still separates a writer of `b` from one of its readers, or
-// now splits another buffer's users, the back ends would keep that data in device memory after all,
-// and the step would add DRAM bytes instead of saving them.
-static bool keepsUnitDataInOneKernel(const Graph& g, const UseDef& ud, NodeId sync, BufferId b, const std::string& promotedTo) {
+// "Kernels") for good: where a device sync that must stay still separates a writer of `b` from one of
+// its readers, or splits another buffer's users, the back ends would keep that data in device memory,
+// and the step would add DRAM bytes instead of saving them. Other device syncs that sync insertion can
+// lower too count as lowered (RMSNorm's two partial-sum syncs lower one after the other).
+bool keepsUnitDataInOneKernel(const Graph& g, const UseDef& ud, NodeId sync, BufferId b, const std::string& promotedTo) {
   if (g.node(sync).syncScope() != Scope::Device) return true;  // kernels do not change
-  auto before = buffersAcrossKernels(g, kernelIndices(g, ud, NodeId()));
-  auto kernelOf = kernelIndices(g, ud, sync);
+  auto before = buffersAcrossKernels(g, kernelIndices(g, ud, {}));
+  std::vector<bool> lowered = lowerableDeviceSyncs(g, ud);
+  lowered[sync.value] = true;
+  auto kernelOf = kernelIndices(g, ud, lowered);
   auto after = buffersAcrossKernels(g, kernelOf);
   for (size_t i = 0; i < after.size(); ++i)
     if (after[i] && !before[i]) return false;
@@ -118,6 +141,8 @@ static bool keepsUnitDataInOneKernel(const Graph& g, const UseDef& ud, NodeId sy
       }
   return true;
 }
+
+}  // namespace
 
 void SyncInsertion::matchAt(const MatchContext& ctx, NodeId anchor, std::vector<Site>& sites) const {
   const Graph& g = ctx.graph();

@@ -171,12 +171,14 @@ std::optional<std::vector<NodeId>> kahn(const Graph& g, const std::vector<std::v
 
 bool isDeviceSync(const Node& n) { return n.isSync() && n.syncScope() == Scope::Device; }
 
-// A device sync that still splits kernels: every one but `lowered` (the sync a rule asks about).
-bool splitsKernels(const Graph& g, NodeId id, NodeId lowered) { return id != lowered && isDeviceSync(g.node(id)); }
+// A device sync that still splits kernels: every one but those `lowered` marks (the syncs a rule asks about).
+bool splitsKernels(const Graph& g, NodeId id, const std::vector<bool>& lowered) {
+  return isDeviceSync(g.node(id)) && !(id.value < lowered.size() && lowered[id.value]);
+}
 
 // Number of device syncs on the longest path into each node, given a topological order.
 std::vector<int> syncDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ,
-                           const std::vector<NodeId>& order, NodeId lowered) {
+                           const std::vector<NodeId>& order, const std::vector<bool>& lowered) {
   std::vector<int> depth(g.nodes().size(), 0);
   for (NodeId id : order) {
     int out = depth[id.value] + (splitsKernels(g, id, lowered) ? 1 : 0);
@@ -189,7 +191,7 @@ std::vector<int> syncDepth(const Graph& g, const std::vector<std::vector<NodeId>
 // belongs to that kernel: registers do not live across a device sync), never earlier than the
 // device syncs above it. A device sync keeps its depth (it closes kernel `depth`).
 std::vector<int> kernelDepth(const Graph& g, const std::vector<std::vector<NodeId>>& succ, const std::vector<NodeId>& order,
-                             NodeId lowered = NodeId()) {
+                             const std::vector<bool>& lowered = {}) {
   auto depth = syncDepth(g, succ, order, lowered);
   std::vector<int> late = depth;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -280,9 +282,9 @@ std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g, LoadPlacemen
   return order;
 }
 
-std::vector<int> kernelIndices(const Graph& g) { return kernelIndices(g, computeUseDef(g), NodeId()); }
+std::vector<int> kernelIndices(const Graph& g) { return kernelIndices(g, computeUseDef(g), {}); }
 
-std::vector<int> kernelIndices(const Graph& g, const UseDef& ud, NodeId lowered) {
+std::vector<int> kernelIndices(const Graph& g, const UseDef& ud, const std::vector<bool>& lowered) {
   auto succ = successors(g, ud);
   auto order = kahn(g, succ, [](NodeId id) { return static_cast<int64_t>(id.value); });
   std::vector<int> k(g.nodes().size(), -1);

@@ -211,9 +211,9 @@ std::optional<std::vector<NodeId>> topologicalOrder(const Graph& g, LoadPlacemen
 // Kernel index per node (number of device syncs on the longest path before it); -1 for device
 // syncs themselves and erased nodes. Requires an acyclic graph.
 std::vector<int> kernelIndices(const Graph& g);
-// The same with `lowered` (a device sync) counted as a lower-scope sync: the kernels a rewrite that
-// lowers it would leave. `ud` must describe `g`.
-std::vector<int> kernelIndices(const Graph& g, const UseDef& ud, NodeId lowered);
+// The same with the device syncs `lowered` marks (per node id) counted as lower-scope syncs: the
+// kernels that rewrites lowering them would leave. `ud` must describe `g`.
+std::vector<int> kernelIndices(const Graph& g, const UseDef& ud, const std::vector<bool>& lowered);
 int kernelCount(const Graph& g);
 // Per buffer: true for a buffer below device scope that nodes of two kernels touch. No unit- or
 // block-level storage survives a kernel boundary (registers and shared memory on a GPU; a thread runs
