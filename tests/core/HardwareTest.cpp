@@ -40,3 +40,31 @@ TEST_CASE("a wrong field names the file, the field and the reason", "[hardware]"
   REQUIRE_FALSE(hw);
   CHECK_THAT(hw.error().str(), Catch::Contains("x.json") && Catch::Contains("field 'kind'") && Catch::Contains("tpu"));
 }
+
+TEST_CASE("the warm-copy curve reads, interpolates in log footprint, round-trips and names a misordered point", "[hardware]") {
+  setenv("GIR_HARDWARE_DIR", test::sourcePath("hardware").c_str(), 1);
+  auto base = loadHardwareByName("cpu-host");
+  REQUIRE(base);
+  CHECK(base->warmCopyGBs(64 << 20, false) == 0);  // no curve: not measured
+  std::string text = hardwareToJson(*base);
+  std::string curve = R"("warm_copy": [{"footprint_bytes": 2097152, "plain_gbs": 100, "streaming_gbs": 50},
+                                        {"footprint_bytes": 8388608, "plain_gbs": 40, "streaming_gbs": 30}],)";
+  text.insert(text.find('{') + 1, curve);
+  auto hw = parseHardwareDesc(text, "curve.json");
+  INFO((hw ? "" : hw.error().str()));
+  REQUIRE(hw);
+  REQUIRE(hw->warmCopy.size() == 2);
+  CHECK(hw->warmCopyGBs(1 << 20, false) == Approx(100));  // held at the ends
+  CHECK(hw->warmCopyGBs(4 << 20, false) == Approx(70));   // halfway in log(footprint)
+  CHECK(hw->warmCopyGBs(4 << 20, true) == Approx(40));
+  CHECK(hw->warmCopyGBs(int64_t{1} << 30, true) == Approx(30));
+  auto again = parseHardwareDesc(hardwareToJson(*hw), "again");
+  REQUIRE(again);
+  CHECK(hardwareToJson(*again) == hardwareToJson(*hw));
+  std::string misordered = text;
+  misordered.replace(misordered.find("8388608"), 7, "1048576");
+  auto bad = parseHardwareDesc(misordered, "curve.json");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().str(), Catch::Contains("curve.json") && Catch::Contains("warm_copy[1].footprint_bytes") &&
+                                    Catch::Contains("ascending"));
+}

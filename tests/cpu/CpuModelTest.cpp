@@ -1,10 +1,11 @@
-// The CPU cost model's compute term (codegen/cpu/CpuModel.h): transcendentals at the rate the
-// calibration measures, else at 24 flops each at peak_gflops; traffic priced the same either way.
+// The CPU cost model (codegen/cpu/CpuModel.h): transcendentals at the rate the calibration measures,
+// else at 24 flops each at peak_gflops; device traffic at the warm-copy or the STREAM rate.
 #include <catch2/catch.hpp>
 
 #include "codegen/cpu/CpuModel.h"
 #include "core/gir/Parser.h"
 #include "core/hw/HardwareDesc.h"
+#include "tests/cpu/CpuTestSupport.h"
 #include "tests/support/TestSupport.h"
 
 using namespace gir;
@@ -24,5 +25,64 @@ TEST_CASE("the model prices transcendentals at the calibrated rate, else at 24 f
   auto calibrated = codegen::cpu::modelCpu(*g, *hw);
   const codegen::cpu::KernelModel& c = calibrated.kernels[0];
   CHECK(c.computeUs == Approx(static_cast<double>(k.transcendentals) / 2e3 + static_cast<double>(k.flops) / (hw->peakGflops * 1e3)));
-  CHECK(c.modelledUs - c.computeUs == Approx(k.modelledUs - k.computeUs));  // the traffic is priced alike
+  CHECK(c.memoryUs == Approx(k.memoryUs));  // the traffic is priced alike
+}
+
+namespace {
+
+// ReLU over 1 M floats: 4 MiB read, 4 MiB written, an 8 MiB device footprint; the register value
+// between the relu and the store moves nothing.
+constexpr const char* kRelu4MiB = R"(gir @relu_4mib units=256 block=4
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[1048576] input
+%r = buffer local f32[1048576]
+%y = buffer dram f32[1048576] output
+%x_u = slice %x offset(4096*u) shape[4096] strides[1]
+%r_u = slice %r offset(4096*u) shape[4096] strides[1]
+%y_u = slice %y offset(4096*u) shape[4096] strides[1]
+ew.relu %x_u -> %r_u
+move %r_u -> %y_u
+)";
+
+}  // namespace
+
+TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, cold runs at STREAM copy", "[cpu][model]") {
+  using codegen::cpu::CacheState;
+  Graph g = test::parseGirOrStop(kRelu4MiB);
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  for (MemoryLevelDesc& l : hw->levels)
+    if (l.scope == Scope::Device) l.bandwidthGBs = 10;
+  const double mib = 1 << 20;
+  auto warm = codegen::cpu::modelCpu(g, *hw);
+  REQUIRE(warm.kernels.size() == 1);
+  CHECK(warm.deviceFootprintBytes == 8 * mib);
+  CHECK(warm.dramBytes == 8 * mib);
+  CHECK(warm.kernels[0].memoryUs == Approx(8 * mib / 10e3));  // no curve: STREAM copy, warm or cold
+  hw->warmCopy = {{2 << 20, 100, 50}, {8 << 20, 40, 30}, {32 << 20, 20, 25}};
+  warm = codegen::cpu::modelCpu(g, *hw);
+  CHECK(warm.devicePlainGBs == Approx(40));
+  CHECK(warm.kernels[0].memoryUs == Approx(8 * mib / 40e3));
+  auto cold = codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, -1});
+  CHECK(cold.devicePlainGBs == Approx(10));
+  CHECK(cold.kernels[0].memoryUs == Approx(8 * mib / 10e3));
+  // With streaming stores on (any footprint above 1 byte), y's 4 MiB go out at the streaming rate.
+  auto streamed = codegen::cpu::modelCpu(g, *hw, {CacheState::Warm, 1});
+  CHECK(streamed.kernels[0].memoryUs == Approx(4 * mib / 40e3 + 4 * mib / 30e3));
+  auto streamedCold = codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, 1});
+  CHECK(streamedCold.kernels[0].memoryUs == Approx(4 * mib / 10e3 + 4 * mib / 25e3));
+}
+
+TEST_CASE("pow by an immediate 2 is a multiply and pow by 3 a transcendental", "[cpu][model]") {
+  std::string text = kRelu4MiB;
+  text.replace(text.find("ew.relu %x_u -> %r_u"), 20, "ew.pow %x_u, 2.0 -> %r_u");
+  Graph square = test::parseGirOrStop(text);
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  CHECK(codegen::cpu::modelCpu(square, *hw).kernels[0].transcendentals == 0);
+  CHECK(codegen::cpu::modelCpu(square, *hw).kernels[0].flops == 1 << 20);
+  text.replace(text.find("2.0 -> %r_u"), 3, "3.0");
+  Graph cube = test::parseGirOrStop(text);
+  CHECK(codegen::cpu::modelCpu(cube, *hw).kernels[0].transcendentals == 1 << 20);
 }
