@@ -119,7 +119,8 @@ std::vector<bool> lowerableDeviceSyncs(const Graph& g, const UseDef& ud) {
 // "Kernels") for good: where a device sync that must stay still separates a writer of `b` from one of
 // its readers, or splits another buffer's users, the back ends would keep that data in device memory,
 // and the step would add DRAM bytes instead of saving them. Other device syncs that sync insertion can
-// lower too count as lowered (RMSNorm's two partial-sum syncs lower one after the other).
+// lower too count as lowered: two syncs that each keep a unit's own data lower one after the other
+// (tests/rewrite/KernelBoundaryTest.cpp).
 bool keepsUnitDataInOneKernel(const Graph& g, const UseDef& ud, NodeId sync, BufferId b, const std::string& promotedTo) {
   if (g.node(sync).syncScope() != Scope::Device) return true;  // kernels do not change
   auto before = buffersAcrossKernels(g, kernelIndices(g, ud, {}));

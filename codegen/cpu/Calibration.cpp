@@ -153,20 +153,17 @@ std::vector<WarmCopyPoint> warmCopyCurve(int64_t maxElements, Plain plainS, Stre
   return curve;
 }
 
-// The footprint above which the streaming copy beats the plain one: the largest at which the plain copy
-// still wins (or 0 when streaming never wins). Copies that stay cached between calls gain nothing from
-// streaming stores, which send them to memory.
+}  // namespace
+
 int64_t streamingCrossover(const std::vector<WarmCopyPoint>& curve) {
-  int64_t above = 0;
-  bool streamingWon = false;
-  for (const WarmCopyPoint& p : curve) {
-    bool streams = p.streamingGBs > p.plainGBs;
-    if (!streams) above = p.footprintBytes;
-    streamingWon = streamingWon || streams;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    if (curve[i].streamingGBs < kClearStreamingWin * curve[i].plainGBs) continue;
+    return i > 0 ? curve[i - 1].footprintBytes : curve[0].footprintBytes / 2;
   }
-  if (curve.empty()) return 0;
-  return streamingWon ? std::max<int64_t>(above, curve.front().footprintBytes / 2) : 0;
+  return 0;
 }
+
+namespace {
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }

@@ -44,6 +44,16 @@ struct Calibration {
 
 Expected<Calibration> calibrate(const CalibrationOptions& options = {});
 
+// The footprint above which streaming stores pay, from the warm-copy curve: the point before the first
+// at which the streaming copy beats the plain one by kClearStreamingWin (half the first footprint when
+// that is the first point; 0 when none does). Copies that stay cached between calls gain nothing from
+// streaming stores, which send them to memory. The first clear win decides, not the last point where the
+// plain copy still won: on 2026-11-27 one calibration measured streaming 15.7 GB/s against plain 20.5 at
+// 256 MiB (and 35.4 against 26.2 at 128 MiB), and "the largest footprint where plain wins" put the
+// threshold at 256 MiB, so no scenario streamed in that benchmark run.
+constexpr double kClearStreamingWin = 1.1;
+int64_t streamingCrossover(const std::vector<WarmCopyPoint>& curve);
+
 // A copy of `base` with the measured figures written in: dram, tile and local bandwidths (levels by
 // scope), the transcendental rate, the streaming-store threshold, the device sync (barrier) and launch costs,
 // max_units = threads. Block syncs stay free:

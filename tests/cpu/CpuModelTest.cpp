@@ -54,6 +54,7 @@ TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, 
   REQUIRE(hw);
   for (MemoryLevelDesc& l : hw->levels)
     if (l.scope == Scope::Device) l.bandwidthGBs = 10;
+  hw->warmCopy.clear();
   const double mib = 1 << 20;
   auto warm = codegen::cpu::modelCpu(g, *hw);
   REQUIRE(warm.kernels.size() == 1);

@@ -108,6 +108,24 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK(back->dramBandwidthGBs() == Approx(c->streamCopyGBs));
   CHECK(back->transcendentalGelems == Approx(c->transcendentalGelems));
   CHECK(back->streamStoreAboveBytes == c->streamStoreAboveBytes);
+  CHECK_FALSE(c->warmCopy.empty());  // 2 to 16 MiB with these arrays
+  CHECK(hw.warmCopy.size() == c->warmCopy.size());
+  CHECK(back->warmCopy.size() == c->warmCopy.size());
+}
+
+TEST_CASE("the streaming threshold is the footprint before the first clear streaming win", "[cpu][calibrate]") {
+  using codegen::cpu::streamingCrossover;
+  constexpr int64_t MiB = 1 << 20;
+  // The curve one calibration measured on 2026-11-27 (GB/s, rounded): streaming wins clearly from 128 MiB
+  // on, but lost again at 256 MiB. The last loss must not push the threshold to 256 MiB.
+  std::vector<WarmCopyPoint> noisyTail = {{64 * MiB, 42.6, 41.6}, {96 * MiB, 40.1, 37.8}, {128 * MiB, 26.2, 35.4},
+                                          {192 * MiB, 21.9, 23.2}, {256 * MiB, 20.5, 15.7}};
+  CHECK(streamingCrossover(noisyTail) == 96 * MiB);
+  // A win within 10 % is noise on this machine; a clear win at the first point: half of it.
+  CHECK(streamingCrossover({{2 * MiB, 100, 105}, {4 * MiB, 50, 80}}) == 2 * MiB);
+  CHECK(streamingCrossover({{2 * MiB, 50, 80}}) == MiB);
+  CHECK(streamingCrossover({{2 * MiB, 100, 50}, {256 * MiB, 20, 21}}) == 0);
+  CHECK(streamingCrossover({}) == 0);
 }
 
 TEST_CASE("gir run on a GIR file too large to interpret decides it on the affine forms", "[cpu][cli]") {
