@@ -6,7 +6,7 @@
 
 #include "codegen/cpu/CpuLauncher.h"
 #include "codegen/schedule/Schedule.h"
-#include "core/gir/Parser.h"
+#include "tests/support/GirText.h"
 #include "tests/support/TestSupport.h"
 
 namespace gir::test {
@@ -19,15 +19,6 @@ inline codegen::cpu::LaunchOptions cpuTestOptions(bool instrument = false) {
   o.threads = 2;
   return o;
 }
-
-// A GIR text or a GIR file of the source tree, parsed; the test stops with the parser's message otherwise.
-inline Graph parseGirOrStop(const std::string& text, const std::string& name = "<test>") {
-  auto g = parseGirText(text, name);
-  INFO((g ? "" : g.error().str()));
-  REQUIRE(g);
-  return std::move(*g);
-}
-inline Graph parseGirFileOrStop(const std::string& relative) { return parseGirOrStop(readText(sourcePath(relative)), relative); }
 
 // The schedule's plan of the buffer named `name`.
 inline const codegen::BufferPlan& planOf(const Graph& g, const codegen::Schedule& s, const std::string& name) {

@@ -3,10 +3,10 @@
 // still split the promoted data's users.
 #include <catch2/catch.hpp>
 
-#include "core/gir/Parser.h"
 #include "rewrite/Cost.h"
 #include "rewrite/RewriteRule.h"
 #include "rewrite/SyncInsertion.h"
+#include "tests/support/GirText.h"
 
 using namespace gir;
 
@@ -46,12 +46,6 @@ ew.add %ra_u, %rb_u -> %rs_u
 move %rs_u -> %y_u
 )";
 
-Graph parse(const std::string& text) {
-  auto g = parseGirText(text, "two_syncs.gir");
-  REQUIRE(g);
-  return std::move(*g);
-}
-
 }  // namespace
 
 TEST_CASE("a register buffer that two kernels touch counts as DRAM traffic in both", "[rewrite][cost]") {
@@ -60,7 +54,7 @@ TEST_CASE("a register buffer that two kernels touch counts as DRAM traffic in bo
   std::string text = kTwoSyncs;
   text.replace(text.find("%b = buffer dram"), 16, "%b = buffer reg  ");
   text.replace(text.find("sync device (%b_w)"), 11, "sync unit  ");
-  Graph g = parse(text);
+  Graph g = test::parseGirOrStop(text);
   REQUIRE(kernelCount(g) == 2);
   auto across = buffersAcrossKernels(g, kernelIndices(g));
   CHECK(across[g.findBuffer("b")->value]);
@@ -74,7 +68,7 @@ TEST_CASE("a register buffer that two kernels touch counts as DRAM traffic in bo
 }
 
 TEST_CASE("sync insertion keeps a device sync whose lowering would leave promoted data in two kernels", "[rewrite]") {
-  Graph g = parse(kTwoSyncs);
+  Graph g = test::parseGirOrStop(kTwoSyncs);
   SyncInsertion rule;
   CHECK(rule.match(g).empty());
   std::vector<std::unique_ptr<RewriteRule>> rules;
@@ -86,6 +80,6 @@ TEST_CASE("sync insertion keeps a device sync whose lowering would leave promote
   // Without a's exchange both syncs lower (each may go first: the other one lowers after it).
   std::string alone = kTwoSyncs;
   alone.replace(alone.find("%a_r = slice %a offset(-4*u+4)"), 30, "%a_r = slice %a offset(4*u)   ");
-  Graph h = parse(alone);
+  Graph h = test::parseGirOrStop(alone);
   CHECK(rule.match(h).size() == 2);
 }
