@@ -143,17 +143,31 @@ void kernel0(float* const* g) {
         const float* const in0_0 = x + (768*u);  // %x[768*u +: 768]
         float* const out0 = ln_in0;  // %ln_in0[768*u +: 1,768]
         float* const out2 = ln_1_out;  // %ln_1_out[u +: 1,1]
-        double acc2 = 0.0;
-        #pragma omp simd reduction(+:acc2)
-        for (int64_t i0 = 0; i0 < 768; ++i0) {
-          // node 0: move %s0 -> %s1
-          const float v0 = in0_0[i0];
-          out0[i0] = v0;
-          // node 1: ew.div %s1, 768.0 -> %s2
-          const float v1 = (v0 / 768.0f);
-          // node 2: reduce.sum axes[1] %s2 -> %s3
-          acc2 = acc2 + v1;
+        alignas(64) double lanes2[16] = {};
+        for (int64_t block0 = 0; block0 < 768; block0 += 64) {
+          alignas(64) float part2[16] = {};
+          for (int64_t step0 = block0; step0 < block0 + 64; step0 += 16) {
+            #pragma omp simd
+            for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
+              const int64_t i0 = step0 + lane0;
+              // node 0: move %s0 -> %s1
+              const float v0 = in0_0[i0];
+              out0[i0] = v0;
+              // node 1: ew.div %s1, 768.0 -> %s2
+              const float v1 = (v0 / 768.0f);
+              // node 2: reduce.sum axes[1] %s2 -> %s3
+              part2[lane0] = part2[lane0] + v1;
+            }
+          }
+          #pragma omp simd
+          for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
+            lanes2[lane0] += part2[lane0];
+          }
         }
+        double acc2 = 0.0;
+        for (int64_t half = 8; half > 0; half /= 2)
+          for (int64_t lane = 0; lane < half; ++lane) lanes2[lane] += lanes2[lane + half];
+        acc2 += lanes2[0];
         out2[0] = static_cast<float>(acc2);
       }
       // one loop nest over [768] for nodes 3, 4, 5, 6, 7, 8, the innermost loop reduced
@@ -162,23 +176,37 @@ void kernel0(float* const* g) {
         const float* const in4_0 = ln_in0;  // %ln_in0[768*u +: 1,768]
         float* const out5 = ln_4_in0;  // %ln_4_in0[768*u +: 1,768]
         float* const out8 = ln_6_out;  // %ln_6_out[u +: 1,1]
-        float acc8 = 0.0f;
-        #pragma omp simd reduction(+:acc8)
-        for (int64_t i0 = 0; i0 < 768; ++i0) {
-          // node 3: broadcast axes[1] %s3 -> %s4
-          const float v3 = in3_0[0];
-          // node 4: ew.sub %s1, %s5 -> %s6
-          const float v4 = (in4_0[i0] - v3);
-          // node 5: move %s6 -> %s7
-          const float v5 = v4;
-          out5[i0] = v5;
-          // node 6: ew.mul %s7, %s7 -> %s8
-          const float v6 = (v5 * v5);
-          // node 7: ew.div %s8, 768.0 -> %s9
-          const float v7 = (v6 / 768.0f);
-          // node 8: reduce.sum axes[1] %s9 -> %s10
-          acc8 = acc8 + v7;
+        alignas(64) float lanes8[16] = {};
+        for (int64_t block0 = 0; block0 < 768; block0 += 64) {
+          alignas(64) float part8[16] = {};
+          for (int64_t step0 = block0; step0 < block0 + 64; step0 += 16) {
+            #pragma omp simd
+            for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
+              const int64_t i0 = step0 + lane0;
+              // node 3: broadcast axes[1] %s3 -> %s4
+              const float v3 = in3_0[0];
+              // node 4: ew.sub %s1, %s5 -> %s6
+              const float v4 = (in4_0[i0] - v3);
+              // node 5: move %s6 -> %s7
+              const float v5 = v4;
+              out5[i0] = v5;
+              // node 6: ew.mul %s7, %s7 -> %s8
+              const float v6 = (v5 * v5);
+              // node 7: ew.div %s8, 768.0 -> %s9
+              const float v7 = (v6 / 768.0f);
+              // node 8: reduce.sum axes[1] %s9 -> %s10
+              part8[lane0] = part8[lane0] + v7;
+            }
+          }
+          #pragma omp simd
+          for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
+            lanes8[lane0] += part8[lane0];
+          }
         }
+        float acc8 = 0.0f;
+        for (int64_t half = 8; half > 0; half /= 2)
+          for (int64_t lane = 0; lane < half; ++lane) lanes8[lane] += lanes8[lane + half];
+        acc8 += lanes8[0];
         out8[0] = acc8;
       }
       // one loop nest over [] for nodes 9, 10
