@@ -238,7 +238,10 @@ bool allClose(const TensorMap& actual, const TensorMap& expected, double rtol, d
     if (it == actual.end() || it->second.size() != want.size()) return fail("output '%" + name + "' is missing or has another size");
     for (size_t i = 0; i < want.size(); ++i) {
       double a = it->second[i], b = want[i];
-      bool ok = std::isnan(a) || std::isnan(b) ? std::isnan(a) && std::isnan(b) : std::fabs(a - b) <= atol + rtol * std::fabs(b);
+      // An infinity is close only to itself: inf - inf is NaN, and rtol * inf would admit any value.
+      bool ok = std::isnan(a) || std::isnan(b)   ? std::isnan(a) && std::isnan(b)
+                : std::isinf(a) || std::isinf(b) ? a == b
+                                                 : std::fabs(a - b) <= atol + rtol * std::fabs(b);
       if (!ok)
         return fail("output '%" + name + "' element " + std::to_string(i) + " is " + std::to_string(a) + ", expected " +
                     std::to_string(b));
@@ -257,7 +260,7 @@ double maxRelativeError(const TensorMap& actual, const TensorMap& expected, doub
     for (size_t i = 0; i < want.size(); ++i) {
       double a = it->second[i], b = want[i];
       if (std::isnan(a) != std::isnan(b)) return inf;
-      if (std::isnan(a)) continue;
+      if (std::isnan(a) || a == b) continue;
       worst = std::max(worst, std::fabs(a - b) / std::max(std::fabs(b), absFloor));
     }
   }
