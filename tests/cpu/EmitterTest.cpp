@@ -70,6 +70,33 @@ TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one
   CHECK(countOf(code, "const int64_t i1 = step1 + lane1;") == 1);
 }
 
+TEST_CASE("a division by an immediate is a multiply by its reciprocal where that is a normal float", "[cpu][emit]") {
+  Graph g = test::parseGirOrStop(R"(gir @divs target=cpu-host units=2 block=1
+level dram device
+%x = buffer dram f32[64] input
+%a = buffer dram f32[64] output
+%b = buffer dram f32[64] output
+%c = buffer dram f32[64] output
+%s0 = slice %x offset(32*u) shape[32] strides[1]
+%s1 = slice %a offset(32*u) shape[32] strides[1]
+%s2 = slice %b offset(32*u) shape[32] strides[1]
+%s3 = slice %c offset(32*u) shape[32] strides[1]
+ew.div %s0, 768 -> %s1
+ew.div %s0, 1e+38 -> %s2
+ew.div %s0, 0 -> %s3
+)");
+  auto src = emitCpu(g);
+  REQUIRE(src);
+  CHECK(countOf(src->code, "* 0.00130208337f") == 1);  // 1/768 rounded to float
+  CHECK(countOf(src->code, "/ 9.99999968e+37f") == 1);  // 1e-38 is below the smallest normal float
+  CHECK(countOf(src->code, "/ 0.0f") == 1);             // x / 0 keeps its infinities and NaNs
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  REQUIRE(k);
+  auto check = checkAgainstInterpreter(g, *k, 3);
+  REQUIRE(check);
+  CHECK(check->close);
+}
+
 TEST_CASE("a sum whose row is not whole lane blocks finishes in a tail loop", "[cpu][emit][reduce]") {
   // 200 = 3 blocks of 64 + 8: the tail is a simd reduction into the accumulator the lanes end in.
   Graph g = test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1

@@ -140,7 +140,7 @@ void kernel0(float* const* g) {
           // node 0: move %s0 -> %s1
           const float v0 = in0_0[i0];
           // node 1: ew.div %s1, 1.4142135381698608 -> %s2
-          const float v1 = (v0 / 1.41421354f);
+          const float v1 = (v0 * 0.707106769f);
           // node 2: ew.erf %s2 -> %s3
           const float v2 = girErf(v1);
           // node 3: ew.add %s3, 1.0 -> %s4

@@ -154,7 +154,7 @@ void kernel0(float* const* g) {
               const float v0 = in0_0[i0];
               out0[i0] = v0;
               // node 1: ew.div %s1, 768.0 -> %s2
-              const float v1 = (v0 / 768.0f);
+              const float v1 = (v0 * 0.00130208337f);
               // node 2: reduce.sum axes[1] %s2 -> %s3
               part2[lane0] = part2[lane0] + v1;
             }
@@ -193,7 +193,7 @@ void kernel0(float* const* g) {
               // node 6: ew.mul %s7, %s7 -> %s8
               const float v6 = (v5 * v5);
               // node 7: ew.div %s8, 768.0 -> %s9
-              const float v7 = (v6 / 768.0f);
+              const float v7 = (v6 * 0.00130208337f);
               // node 8: reduce.sum axes[1] %s9 -> %s10
               part8[lane0] = part8[lane0] + v7;
             }
