@@ -175,7 +175,14 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
     for (auto e : ext) whole *= e;
     return (mode.chunks || s.compute != ComputeKind::Contract ? liveBoxElements(s, ext, budget) : whole) <= budget;
   };
-  for (size_t k = order.size(); k >= std::max<size_t>(minDims, 1); --k) {
+  // On a reduced instance the fewest unit dims come first: a dim shrunk to one tile gives the same box
+  // as one more unit dim there, but at full size it is held whole, so the first of two splits that
+  // tie in cost is the one with the fewest units at full size (channel shuffle: a plane per unit,
+  // not a row; docs/scale.md). The split's unit dims are part of what it means there.
+  std::vector<size_t> prefixes;
+  for (size_t k = order.size(); k >= std::max<size_t>(minDims, 1); --k) prefixes.push_back(k);
+  if (mode.widest) std::reverse(prefixes.begin(), prefixes.end());
+  for (size_t k : prefixes) {
     std::vector<int> outer(order.begin(), order.begin() + static_cast<long>(k));
     // Tiles of the last unit dim: none, two widths for tiny boxes, and one more: under the preferred
     // limit the smallest that keeps the unit count within it, without a limit the widest whose box
@@ -199,7 +206,9 @@ void addNaturalOptions(const IterationSpace& s, const std::vector<int>& order, s
       if (!b || !fits(b->ext) || b->units() > unitLimit) continue;
       if (tile < 1 || (tile > 1 && tile != bounding && b->boxNumel() > 256)) continue;  // width tiles only for tiny boxes
       if (b->boxNumel() < kMinBoxElements && s.numel() >= kMinBoxElements * 64) continue;
-      if (!seen.insert({b->units(), b->ext}).second) continue;
+      std::vector<int64_t> key = b->ext;
+      if (mode.widest) key.insert(key.end(), outer.begin(), outer.end());
+      if (!seen.insert({b->units(), key}).second) continue;
       out.push_back(OpTemplate{OpTemplate::Kind::Natural, outer, tile, -1});
     }
   }

@@ -142,3 +142,16 @@ TEST_CASE("scale: a layernorm over 8192x1024 plans to the same GIR text as its r
   CHECK(small->second.liveNodeCount() == full->optimized.liveNodeCount());
   CHECK(small->second.units < full->optimized.units);
 }
+
+TEST_CASE("scale: the channel shuffle searched on its reduced instance moves a whole plane per unit at full size", "[scale]") {
+  // The reduced instance shrinks the planes' rows to one, where a row per unit and a plane per unit
+  // are the same box; at full size the plane is 28 times fewer units (docs/scale.md).
+  Scale s = load("channel_shuffle_b32");
+  auto full = search::searchTemplates(s.model, s.sub, s.hw);
+  INFO((full ? "" : full.error().str()));
+  REQUIRE(full);
+  CHECK_FALSE(full->stats.reducedInstance.empty());
+  CHECK(full->cost.kernels == 1);
+  CHECK(full->cost.dramBytes == s.sub.minBytes);
+  CHECK(full->optimized.units == 32 * 232);  // one 28x28 plane of one image's channel per unit
+}
