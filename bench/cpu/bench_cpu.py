@@ -128,15 +128,27 @@ def gir_supports_cold(gir, source, cache, env):
     return "unknown option" not in (out.stderr + out.stdout)
 
 
-def calibrate_gir(gir, source, threads, cache, work, env):
-    """`gir run --calibrate` once, so every modelled time uses this machine's measured bandwidths and
-    costs: the path of the calibrated description, or None (the report then says the model ran on the
-    uncalibrated description)."""
-    path = os.path.join(work, "cpu-host.calibrated.json")
+def calibrate_gir(gir, source, threads, cache, work, env, tag="start"):
+    """`gir run --calibrate`, so the modelled times use this machine's measured bandwidths and costs:
+    the path of the calibrated description, or None (the report then says the model ran on the
+    uncalibrated description). Run before every scenario's GIR runs: this shared virtual machine's
+    memory bandwidth has moved 2x within half an hour (STREAM copy 20 and then 12 GB/s), and a model
+    priced with the start's bandwidth then misses by that factor for reasons that are not its own."""
+    path = os.path.join(work, f"cpu-host.calibrated.{tag}.json")
     cmd = [gir, "run", os.path.join(source, "scenarios", "silu.onnx"), "--target", "cpu", "--planner", "gir", "--threads", str(threads),
            "--cache", cache, "--calibrate", "--calibrate-out", path]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return path if out.returncode == 0 and os.path.exists(path) else None
+
+
+def calibrated_stream_gbs(hardware):
+    """The device level's bandwidth in a calibrated description (STREAM copy), or None."""
+    try:
+        with open(hardware) as f:
+            levels = json.load(f)["levels"]
+        return next(l["bandwidth_gbs"] for l in levels if l.get("scope") == "device")
+    except (OSError, TypeError, ValueError, KeyError, StopIteration):
+        return None
 
 
 def run_gir(gir, model, threads, cache, cold, env, hardware=None):
@@ -335,8 +347,11 @@ def bench_scenario(name, model, dram_scale, ctx):
         clock = Stopwatch(row["seconds"])
         row["stream"].append(run_stream(ctx["stream"], args.threads, args.stream_mib, env))
         clock.lap("stream")
+        hardware = calibrate_gir(ctx["gir"], args.source, args.threads, ctx["cache"], ctx["work"], env, f"{name}.{r}") or ctx["hardware"]
+        row.setdefault("calibrated_stream_gbs", []).append(calibrated_stream_gbs(hardware))
+        clock.lap("calibrate")
         for mode in modes:
-            row["gir"][mode].append(run_gir(ctx["gir"], model, args.threads, ctx["cache"], mode == "cold", env, ctx["hardware"]))
+            row["gir"][mode].append(run_gir(ctx["gir"], model, args.threads, ctx["cache"], mode == "cold", env, hardware))
             clock.lap(f"gir-{mode}")
         for peer, w in list(workers.items()):
             time.sleep(0.1)  # lets the previous runtime's spinning threads go to sleep
