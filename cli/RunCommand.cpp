@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "codegen/cpu/Calibration.h"
 #include "codegen/cpu/CpuCheck.h"
 #include "codegen/cpu/CpuModel.h"
+#include "codegen/cpu/InterleavedTiming.h"
 #include "search/ModelPlanner.h"
 #include "search/templates/SubgraphCheck.h"
 #include "codegen/cpu/PlanCandidates.h"
@@ -49,7 +51,14 @@ struct CandidateRun {
   GraphModel model;
   std::optional<Timing> measured;
   std::vector<Timing> perKernel;
+  // Held from the check to the interleaved timing of all candidates (timeCandidates).
+  std::shared_ptr<CompiledKernel> kernel;
+  std::shared_ptr<const TensorMap> inputs;
 };
+
+// Rounds of interleaved timing: each candidate gets the budget in this many slices, spread over
+// the command's run (docs/cpu.md, "Reading `gir run`").
+constexpr int kTimingRounds = 3;
 
 std::string fixed(double v, int digits = 2) {
   std::ostringstream os;
@@ -93,10 +102,11 @@ Expected<RunOptions> runOptions(const Args& a) {
   return o;
 }
 
-// Builds, checks, models and (with --measure) times one graph.
+// Builds, checks and models one graph; with --measure keeps what timeCandidates needs.
 Status runGraph(const Graph& g, const ReferenceCase* ref, const HardwareDesc& hw, const RunOptions& o, CandidateRun& r) {
-  auto k = CompiledKernel::build(g, o.launch);
-  if (!k) return k.takeError();
+  auto built = CompiledKernel::build(g, o.launch);
+  if (!built) return built.takeError();
+  auto k = std::make_shared<CompiledKernel>(std::move(*built));
   r.kernels = k->kernels();
   ModelOptions model;
   model.cache = o.timing.flushBytes > 0 ? CacheState::Cold : CacheState::Warm;
@@ -108,13 +118,27 @@ Status runGraph(const Graph& g, const ReferenceCase* ref, const HardwareDesc& hw
   r.maxRelError = check->maxRelativeError;
   r.close = check->close;
   if (!o.measure || !r.close) return success();  // a kernel that does not match is not timed
-  TensorMap inputs = ref ? ref->inputs : randomInputs(g, 1);
-  auto t = k->time(inputs, o.timing);
-  if (!t) return t.takeError();
-  r.measured = *t;
-  auto pk = k->timeKernels(inputs, o.timing);
-  if (!pk) return pk.takeError();
-  r.perKernel = *pk;
+  r.kernel = k;
+  r.inputs = std::make_shared<const TensorMap>(ref ? ref->inputs : randomInputs(g, 1));
+  return success();
+}
+
+// Times every kept candidate, interleaved, then lets go of its library and inputs.
+Status timeCandidates(std::vector<CandidateRun>& runs, const RunOptions& o) {
+  std::vector<TimedGraph> graphs;
+  std::vector<CandidateRun*> owners;
+  for (CandidateRun& r : runs)
+    if (r.kernel) {
+      graphs.push_back(TimedGraph{r.kernel.get(), r.inputs.get(), {}, {}});
+      owners.push_back(&r);
+    }
+  if (auto st = timeInterleaved(graphs, o.timing, kTimingRounds); !st) return st;
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    owners[i]->measured = graphs[i].whole;
+    owners[i]->perKernel = graphs[i].perKernel;
+    owners[i]->kernel.reset();
+    owners[i]->inputs.reset();
+  }
   return success();
 }
 
@@ -365,6 +389,7 @@ int runRun(const CommandArgs& argv) {
   auto res = isGir ? runGirFile(input, *hw, *opts) : runModel(input, *hw, *opts);
   if (!res) return reportBadInput(res.error());
   if (opts->emit) return kExitOk;
+  if (auto st = timeCandidates(res->runs, *opts); !st) return reportBadInput(st.error());
   std::vector<double> modelled, measured;
   bool allClose = true;
   for (const CandidateRun& r : res->runs) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/FusedLoops.h"
 
@@ -22,19 +23,11 @@ const MemoryLevelDesc* hardwareLevelFor(const Graph& g, const HardwareDesc& hw, 
   return nullptr;
 }
 
-// Whether the emitted code calls a transcendental for the node: pow with an immediate exponent of 2
-// (RMSNorm's square) compiles to a multiply, as GCC turns powf(x, 2.0f) into x * x, which is exact
-// (checked in the assembly of a kernel loop). Priced as one, the square alone was modelled at 1.5 ms of
-// RMSNorm 2048x4096's 2.0-2.5 ms.
-bool callsTranscendental(const ElementwisePayload& p) {
-  bool square = p.op == ElementwiseOp::Pow && p.operands.size() == 2 && p.operands[1].isImmediate() && p.operands[1].value == 2.0;
-  return isTranscendental(p.op) && !square;
-}
-
 // Floating-point work per output element besides the transcendentals (counted on their own): a
 // division or square root costs the latency of several.
 int64_t flopsPerElement(const ElementwisePayload& p) {
   if (callsTranscendental(p)) return 0;
+  if (reciprocalOfDivisor(p)) return 1;  // emitted as a multiply
   switch (p.op) {
     case ElementwiseOp::Div:
     case ElementwiseOp::Sqrt:

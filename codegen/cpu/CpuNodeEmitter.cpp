@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 
+#include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/SumPrecision.h"
 #include "core/gir/Printer.h"
@@ -171,16 +171,6 @@ struct Operands {
 };
 
 // The value a move, broadcast or elementwise node computes from its operands' expressions.
-// The reciprocal of a divisor immediate when multiplying by it is within an ulp of dividing: 1/c a
-// normal float. A division costs 10-20x a multiply in a vector loop and GCC keeps `x / c` without
-// -ffast-math (GELU's x / sqrt(2): 10 % of its loop; docs/cpu.md, "One loop nest per fused group").
-std::optional<double> reciprocalOfDivisor(const ElementwisePayload& p) {
-  if (p.op != ElementwiseOp::Div || !p.operands[1].isImmediate()) return std::nullopt;
-  float r = static_cast<float>(1.0 / p.operands[1].value);
-  if (!std::isnormal(r)) return std::nullopt;
-  return r;
-}
-
 std::string mapValue(const Node& n, const std::vector<std::string>& operands) {
   if (n.kind() != NodeKind::Elementwise) return operands.empty() ? "" : operands[0];
   const auto& p = std::get<ElementwisePayload>(n.payload);

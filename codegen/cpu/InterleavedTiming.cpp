@@ -1,0 +1,60 @@
+#include "codegen/cpu/InterleavedTiming.h"
+
+#include <algorithm>
+
+namespace gir::codegen::cpu {
+
+namespace {
+
+double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+}  // namespace
+
+Timing combineRounds(const std::vector<Timing>& rounds) {
+  Timing t;
+  if (rounds.empty()) return t;
+  std::vector<double> medians, p10s, p90s;
+  t.minUs = rounds.front().minUs;
+  t.maxUs = rounds.front().maxUs;
+  for (const Timing& r : rounds) {
+    medians.push_back(r.medianUs);
+    p10s.push_back(r.p10Us);
+    p90s.push_back(r.p90Us);
+    t.minUs = std::min(t.minUs, r.minUs);
+    t.maxUs = std::max(t.maxUs, r.maxUs);
+    t.repeats += r.repeats;
+  }
+  t.medianUs = medianOf(medians);
+  t.p10Us = medianOf(p10s);
+  t.p90Us = medianOf(p90s);
+  return t;
+}
+
+Status timeInterleaved(std::vector<TimedGraph>& graphs, const TimingOptions& t, int rounds) {
+  rounds = std::max(rounds, 1);
+  TimingOptions perRound = t;
+  perRound.budgetSeconds = t.budgetSeconds / rounds;
+  std::vector<std::vector<Timing>> whole(graphs.size());
+  std::vector<std::vector<std::vector<Timing>>> kernels(graphs.size());
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      auto w = graphs[i].kernel->time(*graphs[i].inputs, perRound);
+      if (!w) return w.takeError();
+      whole[i].push_back(*w);
+      auto pk = graphs[i].kernel->timeKernels(*graphs[i].inputs, perRound);
+      if (!pk) return pk.takeError();
+      kernels[i].resize(pk->size());
+      for (size_t k = 0; k < pk->size(); ++k) kernels[i][k].push_back((*pk)[k]);
+    }
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    graphs[i].whole = combineRounds(whole[i]);
+    graphs[i].perKernel.clear();
+    for (const auto& k : kernels[i]) graphs[i].perKernel.push_back(combineRounds(k));
+  }
+  return success();
+}
+
+}  // namespace gir::codegen::cpu

@@ -1,0 +1,26 @@
+// Timing several compiled graphs against each other on a noisy machine: in rounds, each round timing
+// every graph in turn, so that a burst of another tenant's traffic falls on all of them alike
+// (docs/cpu.md, "Reading `gir run`").
+#pragma once
+
+#include <vector>
+
+#include "codegen/cpu/CpuLauncher.h"
+
+namespace gir::codegen::cpu {
+
+struct TimedGraph {
+  CompiledKernel* kernel = nullptr;
+  const TensorMap* inputs = nullptr;
+  Timing whole;                  // gir_run, all kernels
+  std::vector<Timing> perKernel;  // each kernel alone
+};
+
+// `rounds` rounds; in each, every graph is timed whole and kernel by kernel with budget / rounds. A
+// graph's figures are the median over rounds of each round's median (combineRounds).
+Status timeInterleaved(std::vector<TimedGraph>& graphs, const TimingOptions& t, int rounds);
+
+// The median over rounds of the rounds' medians, p10 and p90; min and max over all; repeats summed.
+Timing combineRounds(const std::vector<Timing>& rounds);
+
+}  // namespace gir::codegen::cpu
