@@ -291,22 +291,69 @@ struct AccSpelling {
   std::string of(const std::string& node) const { return prefix + node + index; }
 };
 
+// GELU's 1 + erf(x): an erf whose value only an add of the immediate 1 reads is emitted with that add,
+// as girOnePlusErf (one formula, no small-argument branch, no cancellation near -1; docs/cpu.md, "One loop
+// nest per fused group"). Per member: the add an erf goes into, and the erf an add takes.
+struct ErfPlusOne {
+  std::vector<int> addOf, erfOf;
+};
+
+bool addsOne(const Node& n, int erfInput) {
+  if (n.kind() != NodeKind::Elementwise) return false;
+  const auto& p = std::get<ElementwisePayload>(n.payload);
+  if (p.op != ElementwiseOp::Add || p.operands.size() != 2) return false;
+  for (int j = 0; j < 2; ++j)
+    if (p.operands[j].input == erfInput && p.operands[1 - j].isImmediate() && p.operands[1 - j].value == 1.0) return true;
+  return false;
+}
+
+ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& values) {
+  size_t members = grp.nodes.size();
+  ErfPlusOne f{std::vector<int>(members, -1), std::vector<int>(members, -1)};
+  for (size_t k = 0; k < members; ++k) {
+    const Node& erf = c.g.node(grp.nodes[k]);
+    if (erf.kind() != NodeKind::Elementwise || std::get<ElementwisePayload>(erf.payload).op != ElementwiseOp::Erf) continue;
+    BufferId out = c.g.slice(erf.outputs[0]).buffer;
+    if (!values[out.value]) continue;
+    int reader = -1, readers = 0;
+    for (size_t m = k + 1; m < members; ++m) {
+      const Node& n = c.g.node(grp.nodes[m]);
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (c.g.slice(n.inputs[i]).buffer == out) {
+          ++readers;
+          if (forwardedFrom(c.g, grp, m, i) == static_cast<int>(k) && addsOne(n, static_cast<int>(i))) reader = static_cast<int>(m);
+        }
+    }
+    if (readers != 1 || reader < 0) continue;
+    f.addOf[k] = reader;
+    f.erfOf[static_cast<size_t>(reader)] = static_cast<int>(k);
+  }
+  return f;
+}
+
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const std::vector<bool>& values,
-                  const AccSpelling& acc) {
+                  const ErfPlusOne& erfs, const AccSpelling& acc) {
   NodeId id = grp.nodes[k];
   const Node& n = c.g.node(id);
   const LoopNest& nest = grp.nests[k];
   std::string me = std::to_string(id.value);
+  if (erfs.addOf[k] >= 0) {
+    w.line("// node " + me + ": " + describeNode(c.g, id) + " (with node " + std::to_string(grp.nodes[static_cast<size_t>(erfs.addOf[k])].value) +
+           ", as 1 + erf)");
+    return 0;
+  }
   w.line("// node " + me + ": " + describeNode(c.g, id));
   int device = 0;
   std::vector<std::string> operands;
-  for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, device));
+  if (int erf = erfs.erfOf[k]; erf >= 0) operands.push_back(fusedOperand(c, grp, static_cast<size_t>(erf), 0, device));
+  else
+    for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, device));
   if (n.kind() == NodeKind::Reduce) {
     w.line(acc.of(me) + " = " + combine(reduceSpelling(c.g, id), acc.of(me), operands[0]) + ";");
     return device;
   }
-  std::string value = mapValue(n, operands);
+  std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(n, operands);
   w.line("const float v" + me + " = " + value + ";");
   if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
   if (streams(c, grp, k)) w.line("nt" + me + "[i" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
@@ -411,9 +458,10 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   std::vector<size_t> reduces;
   for (size_t k = 0; k < grp.nodes.size(); ++k)
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
+  ErfPlusOne erfs = erfPlusOne(c, grp, values);
   auto body = [&](const AccSpelling& acc = {}) {
     int device = 0;
-    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values, acc);
+    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values, erfs, acc);
     count(w, c, device);
   };
   if (reduces.empty()) {

@@ -3,6 +3,8 @@
 // unit domains, u/k and u%k offsets) run against the interpreter, and compiler errors quoting the line.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "codegen/cpu/CpuCheck.h"
 #include "codegen/schedule/LoopNest.h"
 #include "codegen/schedule/Schedule.h"
@@ -46,7 +48,53 @@ TEST_CASE("an elementwise chain (GELU's plan) is one loop whose register values 
   CHECK(countOf(code, "for (int64_t i0 ") == 1);  // one loop nest for the seven nodes
   CHECK(countOf(code, "// node ") == 7);          // one comment per GIR node
   CHECK(countOf(code, "alignas(64) float") == 0);  // no per-unit arrays: every intermediate is a value
-  CHECK(countOf(code, "const float v") == 7);
+  CHECK(countOf(code, "const float v") == 6);      // the erf is emitted with its add of 1
+  CHECK(countOf(code, "girOnePlusErf(v1)") == 1);
+}
+
+TEST_CASE("an erf goes into its add of 1 only when that add is its one reader", "[cpu][emit]") {
+  // %e's erf feeds only the add of 1: one girOnePlusErf. %f's erf is also an output, and %g's is
+  // added to 2: both stay girErf. Inputs over [-8, 8] reach both tails, where 1 + erf(x) cancels.
+  Graph g = test::parseGirOrStop(R"(gir @erfs target=cpu-host units=2 block=1
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[64] input
+%e = buffer local f32[64]
+%a = buffer dram f32[64] output
+%f = buffer dram f32[64] output
+%b = buffer dram f32[64] output
+%h = buffer local f32[64]
+%c = buffer dram f32[64] output
+%s0 = slice %x offset(32*u) shape[32] strides[1]
+%s1 = slice %e offset(32*u) shape[32] strides[1]
+%s2 = slice %a offset(32*u) shape[32] strides[1]
+%s3 = slice %f offset(32*u) shape[32] strides[1]
+%s4 = slice %b offset(32*u) shape[32] strides[1]
+%s5 = slice %h offset(32*u) shape[32] strides[1]
+%s6 = slice %c offset(32*u) shape[32] strides[1]
+ew.erf %s0 -> %s1
+ew.add %s1, 1 -> %s2
+ew.erf %s0 -> %s3
+ew.add %s3, 1 -> %s4
+ew.erf %s0 -> %s5
+ew.add 2, %s5 -> %s6
+)");
+  auto src = emitCpu(g);
+  REQUIRE(src);
+  CHECK(countOf(src->code, " = girOnePlusErf(") == 1);
+  CHECK(countOf(src->code, " = girErf(") == 2);
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  REQUIRE(k);
+  TensorMap in{{"x", std::vector<float>(64)}};
+  for (size_t i = 0; i < 64; ++i) in["x"][i] = -8.0f + 16.0f * static_cast<float>(i) / 63.0f;
+  auto out = k->run(in);
+  REQUIRE(out);
+  for (size_t i = 0; i < 64; ++i) {
+    double want = 1 + std::erf(static_cast<double>(in["x"][i]));
+    INFO("x = " << in["x"][i]);
+    CHECK(std::abs((*out)["a"][i] - want) <= 2e-7 + 1e-4 * want);
+    CHECK(std::abs((*out)["b"][i] - want) <= 2e-7 + 1e-4 * want);
+  }
 }
 
 TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale and shift with the normalization", "[cpu][emit][fusion]") {

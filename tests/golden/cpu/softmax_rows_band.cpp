@@ -97,8 +97,18 @@ inline float girTanh(float x) {
   return a < 0.625f ? small : big;
 }
 
-// erf: Taylor series below |x| = 0.5 (keeps the relative error small near 0), Abramowitz-Stegun
-// 7.1.26 above (absolute error below 1.5e-7).
+// erfc(a) for a = |x| >= 0 and z = x * x: Abramowitz-Stegun 7.1.26 (absolute error below 1.5e-7).
+inline float girErfcAbs(float a, float z) {
+  float t = 1.0f / (1.0f + 0.3275911f * a);
+  float q = 1.061405429f;
+  q = q * t - 1.453152027f;
+  q = q * t + 1.421413741f;
+  q = q * t - 0.284496736f;
+  q = q * t + 0.254829592f;
+  return q * t * girExp(-z);
+}
+
+// erf: Taylor series below |x| = 0.5 (keeps the relative error small near 0), 1 - erfc(|x|) above.
 inline float girErf(float x) {
   float a = std::fabs(x), z = x * x;
   float s = -1.0f / 1320.0f;
@@ -107,15 +117,16 @@ inline float girErf(float x) {
   s = s * z + 1.0f / 10.0f;
   s = s * z - 1.0f / 3.0f;
   float small = 1.12837916709551257f * (x + x * z * s);
-  float t = 1.0f / (1.0f + 0.3275911f * a);
-  float q = 1.061405429f;
-  q = q * t - 1.453152027f;
-  q = q * t + 1.421413741f;
-  q = q * t - 0.284496736f;
-  q = q * t + 0.254829592f;
-  float big = 1.0f - q * t * girExp(-z);
+  float big = 1.0f - girErfcAbs(a, z);
   big = x < 0 ? -big : big;
   return a < 0.5f ? small : big;
+}
+
+// 1 + erf(x), GELU's factor: erfc(|x|) below 0 (no cancellation where erf is near -1), 2 - erfc(|x|)
+// above. No small-argument branch: 1 + erf(x) is near 1 there, where the absolute error is what counts.
+inline float girOnePlusErf(float x) {
+  float r = girErfcAbs(std::fabs(x), x * x);
+  return x < 0 ? r : 2.0f - r;
 }
 
 }  // namespace
