@@ -324,6 +324,8 @@ ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vec
           if (forwardedFrom(c.g, grp, m, i) == static_cast<int>(k) && addsOne(n, static_cast<int>(i))) reader = static_cast<int>(m);
         }
     }
+    // The erf's operand is read at the add instead; it still holds there, as a valid graph writes each
+    // element once per unit (the verifier refuses a second writer).
     if (readers != 1 || reader < 0) continue;
     f.addOf[k] = reader;
     f.erfOf[static_cast<size_t>(reader)] = static_cast<int>(k);
