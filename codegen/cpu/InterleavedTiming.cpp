@@ -4,15 +4,6 @@
 
 namespace gir::codegen::cpu {
 
-namespace {
-
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-}  // namespace
-
 Timing combineRounds(const std::vector<Timing>& rounds) {
   Timing t;
   if (rounds.empty()) return t;
@@ -27,9 +18,9 @@ Timing combineRounds(const std::vector<Timing>& rounds) {
     t.maxUs = std::max(t.maxUs, r.maxUs);
     t.repeats += r.repeats;
   }
-  t.medianUs = medianOf(medians);
-  t.p10Us = medianOf(p10s);
-  t.p90Us = medianOf(p90s);
+  t.medianUs = summarize(medians).medianUs;
+  t.p10Us = summarize(p10s).medianUs;
+  t.p90Us = summarize(p90s).medianUs;
   return t;
 }
 
