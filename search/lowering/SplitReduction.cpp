@@ -65,9 +65,9 @@ namespace {
 // fits is offered: on cpu-host a column sum over 4096x4096 took 12.1 ms in strips of 16 columns and
 // 7.7 ms in strips of 32 (the CPU's prefetchers follow longer runs), which the traffic model does
 // not tell apart.
-void addColumnStrips(const IterationSpace& s, const std::vector<int>& kept, int first, int64_t rest, int64_t budget, std::vector<SplitShape>& out) {
+std::optional<SplitShape> stripShape(const IterationSpace& s, const std::vector<int>& kept, int first, int64_t rest, int64_t budget) {
   int inner = static_cast<int>(s.dims.size()) - 1;
-  if (kept.empty() || kept.back() != inner || first > inner) return;
+  if (kept.empty() || kept.back() != inner || first > inner) return std::nullopt;
   for (auto it = std::rbegin(kStripWidths); it != std::rend(kStripWidths); ++it) {
     int64_t strip = *it;
     if (strip >= s.dims[inner] || s.dims[inner] % strip != 0) continue;
@@ -77,25 +77,35 @@ void addColumnStrips(const IterationSpace& s, const std::vector<int>& kept, int 
     std::vector<int> outer(kept.begin(), kept.end() - 1);
     outer.push_back(first);
     outer.push_back(inner);
-    out.push_back(SplitShape{outer, strip, rows});
-    return;
+    return SplitShape{outer, strip, rows};
   }
+  return std::nullopt;
+}
+
+// The kept dims in order, the first reduced dim (-1: none), and the reduced elements besides it.
+struct ReductionDims {
+  std::vector<int> kept;
+  int first = -1;
+  int64_t rest = 1;
+};
+ReductionDims reductionDims(const IterationSpace& s) {
+  ReductionDims r;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    if (!s.reduced[d]) r.kept.push_back(static_cast<int>(d));
+    else if (r.first < 0) r.first = static_cast<int>(d);
+  }
+  for (size_t d = 0; d < s.dims.size(); ++d)
+    if (s.reduced[d] && static_cast<int>(d) != r.first) r.rest *= s.dims[d];
+  return r;
 }
 
 }  // namespace
 
 std::vector<SplitShape> splitReductionShapes(const IterationSpace& s, int64_t budget) {
-  std::vector<int> kept;
-  int first = -1;
-  for (size_t d = 0; d < s.dims.size(); ++d) {
-    if (!s.reduced[d]) kept.push_back(static_cast<int>(d));
-    else if (first < 0) first = static_cast<int>(d);
-  }
   std::vector<SplitShape> out;
-  if (s.compute != ComputeKind::Reduce || first < 0) return out;
-  int64_t rest = 1;  // box elements besides the split dim, with every kept dim of the prefix cut to 1
-  for (size_t d = 0; d < s.dims.size(); ++d)
-    if (s.reduced[d] && static_cast<int>(d) != first) rest *= s.dims[d];
+  if (s.compute != ComputeKind::Reduce) return out;
+  auto [kept, first, rest] = reductionDims(s);  // rest: box elements besides the split dim
+  if (first < 0) return out;
   // The widest kept prefix first (most units, smallest boxes), then the shorter ones; within 1,024
   // units when some shape allows it, else with as many units as the space needs (docs/scale.md).
   for (int64_t unitLimit : {int64_t{1024}, (int64_t{1} << 31) - 1}) {
@@ -117,8 +127,15 @@ std::vector<SplitShape> splitReductionShapes(const IterationSpace& s, int64_t bu
   }
   if (!out.empty()) break;
   }
-  addColumnStrips(s, kept, first, rest, budget, out);
+  if (auto strip = stripShape(s, kept, first, rest, budget)) out.push_back(*strip);
   return out;
+}
+
+std::optional<SplitShape> columnStripShape(const IterationSpace& s, int64_t budget) {
+  if (s.compute != ComputeKind::Reduce) return std::nullopt;
+  auto [kept, first, rest] = reductionDims(s);
+  if (first < 0) return std::nullopt;
+  return stripShape(s, kept, first, rest, budget);
 }
 
 }  // namespace gir::search

@@ -51,12 +51,14 @@ struct SplitShape {
 
 // Natural splits that cut the reduction (for rows too long for one unit's registers): the kept
 // dims split as a natural template would, and the first reduced dim in the fewest equal parts
-// whose box fits `budget`. Where the innermost dim is kept and the reduction lies outside it (a
-// column sum), also column strips: units take tiles of rows (the first reduced dim) and, inside
-// them, strips of kStripWidths columns (the innermost dim), so a unit reads whole DRAM lines, one
-// partial per column, and neighbouring units read neighbouring lines (docs/scale.md, "Column
-// strips").
+// whose box fits `budget`; then the column strip, if any.
 std::vector<SplitShape> splitReductionShapes(const IterationSpace& s, int64_t budget);
+// Where the innermost dim is kept and the reduction lies outside it (a column sum), the column
+// strip: units take tiles of rows (the first reduced dim) and, inside them, strips of kStripWidths
+// columns (the innermost dim), so a unit reads whole DRAM lines, one partial per column, and
+// neighbouring units read neighbouring lines. Offered even where a unit could hold a whole column:
+// that column is one element per DRAM line (docs/scale.md, "Column strips").
+std::optional<SplitShape> columnStripShape(const IterationSpace& s, int64_t budget);
 constexpr int64_t kStripWidths[] = {16, 32, 64};
 
 }  // namespace gir::search

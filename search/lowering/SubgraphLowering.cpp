@@ -304,13 +304,16 @@ void addLeadOptions(const compute::Graph& g, const compute::Subgraph& sub, size_
 
 // Templates beyond the plain natural splits: a reduction cut over units (SplitReduction.h) when
 // no unit can hold a whole one (`unitLocal` false: a cut costs a scratch round trip and a sync
-// that a unit-local reduction does not need); a transpose read along its source; and a transpose
+// that a unit-local reduction does not need), and a column strip even when one can (a whole column
+// is one element per DRAM line); a transpose read along its source; and a transpose
 // staged through shared memory in strips of the lowering's default block.
 void addLayoutAndCutOptions(const IterationSpace& s, int64_t maxBoxElements, bool unitLocal, std::vector<OpTemplate>& out) {
   int64_t budget = boxBudgetFor(s, maxBoxElements);
-  if (!unitLocal)
-    for (auto& shape : splitReductionShapes(s, budget))
-      out.push_back(OpTemplate{OpTemplate::Kind::Natural, shape.outer, shape.tile, -1, -1, 0, shape.tileBefore});
+  auto shapes = unitLocal ? std::vector<SplitShape>{} : splitReductionShapes(s, budget);
+  if (unitLocal)
+    if (auto strip = columnStripShape(s, budget)) shapes.push_back(*strip);
+  for (auto& shape : shapes)
+    out.push_back(OpTemplate{OpTemplate::Kind::Natural, shape.outer, shape.tile, -1, -1, 0, shape.tileBefore});
   for (auto& t : sourceOrderSplits(s, maxBoxElements))
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   if (auto side = tileSide(s)) {

@@ -115,6 +115,25 @@ TEST_CASE("a column sum too long for one unit is cut in column strips: whole lin
   CHECK(stripRead);
 }
 
+TEST_CASE("a column sum that one unit could hold whole is offered column strips too", "[search][split-reduction]") {
+  // 1,024 rows fit a reduction box (4,095 elements on cpu-host), so a unit may take a whole column:
+  // one float per 64-byte line. The strip reads whole lines and must stay on offer; with a larger
+  // unit level (48 KiB) a column sum over 4096x4096 planned columns, at 13.6 times the modelled time.
+  auto hw = valueOrFail(loadHardwareByName("cpu-host"));
+  Graph g = oneReduce("short_columns", {1024, 64}, ReduceOp::Sum, {0}, true);
+  Subgraph sub = wholeGraph(g);
+  auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
+  CHECK(std::any_of(options.begin(), options.end(), [](const search::OpTemplate& t) { return t.str() == "natural[1]x1"; }));
+  auto strip = std::find_if(options.begin(), options.end(), [](const search::OpTemplate& t) { return t.tileBefore > 1; });
+  REQUIRE(strip != options.end());
+  CHECK(strip->str() == "natural[0,1]x64,32");
+  checkChoice(g, sub, hw, {*strip});
+  // A row sum (the reduction innermost) has no strip to offer.
+  Graph rows = oneReduce("short_rows", {64, 1024}, ReduceOp::Sum, {1}, true);
+  auto rowOptions = search::templateOptions(rows, wholeGraph(rows), 0, search::boxElementBudget(hw));
+  CHECK(std::none_of(rowOptions.begin(), rowOptions.end(), [](const search::OpTemplate& t) { return t.tileBefore > 1; }));
+}
+
 TEST_CASE("a plane mean follows a convolution computed in bands: the bands' partials are combined", "[search][split-reduction]") {
   // 64x64 planes exceed a unit's registers on nvidia-h100, so the convolution runs in bands of
   // rows; the mean over the plane follows the bands (a unit-local partial per band) instead of
