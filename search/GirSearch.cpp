@@ -493,9 +493,12 @@ Expected<SearchResult> searchOnReducedInstance(const compute::Graph& g, const co
   if (!small) return small.takeError();
   LoweringOptions lowering = options.lowering;
   lowering.unitsPerBlock = options.unitsPerBlock;
-  // The best choice that also lowers at full size: a box the reduced extents let a unit hold can be
-  // over the budget at full size (a band of a convolution holding every channel); the planner
-  // checks the plan kept on the reduced instance again (ScaleCheck.h).
+  // The best choice that also lowers at full size and fits its levels there: a box the reduced
+  // extents let a unit hold can be over the budget at full size (a band of a convolution holding
+  // every channel), and a plan that fits the reduced instance can overflow at full size (depthwise
+  // 3x3 + SiLU over 112x112 planes with a 48 KiB `local`: a padded plane per unit, 89 KB, which the
+  // planner's check found only after the search had ended); the planner checks the plan kept on the
+  // reduced instance again (ScaleCheck.h).
   std::vector<std::vector<OpTemplate>> choices{small->choice};
   for (const Candidate& c : small->candidates)
     if (choices.size() < 8 && std::find(choices.begin(), choices.end(), c.choice) == choices.end()) choices.push_back(c.choice);
@@ -503,6 +506,8 @@ Expected<SearchResult> searchOnReducedInstance(const compute::Graph& g, const co
   std::string why;
   for (const auto& choice : choices) {
     auto r = lowerAndOptimize(g, sub, hw, choice, lowering);
+    std::string over;
+    if (r && !fitsCapacities(r->second, &over)) r = makeError(over.empty() ? "no schedule" : over);
     if (r) {
       small->choice = choice;
       full = std::move(*r);

@@ -137,13 +137,15 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
   for (const auto& b : baselines) fewestBaselineBytes = std::min(fewestBaselineBytes, b.lowered.cost.dramBytes);
   std::stable_partition(candidates.begin(), candidates.end(),
                         [&](const PlannerResult& c) { return c.lowered.cost.dramBytes <= fewestBaselineBytes; });
+  std::string firstProblem;  // why the fastest candidate failed its check
   for (auto& c : candidates) {
     c.wholeSubgraphError = wholeError;
     if (!req.validate) return c;
     if (!c.checked) validate(g, sub, hw, req, c);
     if (c.valid) return c;
+    if (firstProblem.empty()) firstProblem = c.origin + ": " + c.problem;
   }
-  return makeError("no GIR plan is valid" + (wholeError.empty() ? "" : " (whole subgraph: " + wholeError + ")"));
+  return makeError("no GIR plan is valid (" + firstProblem + ")" + (wholeError.empty() ? "" : " (whole subgraph: " + wholeError + ")"));
 }
 
 // planSubgraph, naming in `failedPlanner` the planner whose plan failed (empty: none in particular).

@@ -8,6 +8,7 @@
 #include "core/compute/ReferenceEvaluator.h"
 #include "core/gir/SymbolicCheck.h"
 #include "core/onnx/OnnxImporter.h"
+#include "rewrite/SliceAnalysis.h"
 #include "search/GirSearch.h"
 #include "search/lowering/TemplateState.h"
 #include "tests/support/TestSupport.h"
@@ -108,6 +109,22 @@ TEST_CASE("reduced instance: a strided depthwise convolution keeps every kind of
   CHECK(y.dims[2] >= 8);
   CHECK(y.dims[2] < 56);
   evaluates(r);
+}
+
+TEST_CASE("scale: a plan that fits the reduced instance but overflows a level at full size is not chosen", "[scale]") {
+  // With a 48 KiB `local`, a padded 114x114 plane per unit fits the reduced instance's shorter planes
+  // and takes 89 KB per unit at full size; the search used to return it, and the planner's check
+  // then failed every candidate.
+  Scale s = load("depthwise_silu_b32");
+  for (auto& level : s.hw.levels)
+    if (level.name == "local") level.capacityBytes = 48 * 1024;
+  auto found = search::searchTemplates(s.model, s.sub, s.hw);
+  INFO((found ? "" : found.error().str()));
+  REQUIRE(found);
+  std::string why;
+  CHECK(fitsCapacities(found->optimized, &why));
+  INFO(why);
+  CHECK(found->cost.dramBytes == s.sub.minBytes);
 }
 
 TEST_CASE("reduced instance: a subgraph with nothing to shrink says why", "[scale]") {
