@@ -433,7 +433,7 @@ void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, c
   w.close();
 }
 
-// The elements after the whole blocks, then the lanes added pairwise into the accumulator `accN`.
+// The elements after the whole blocks, then the lanes added pairwise (girLaneSum) into the accumulator `accN`.
 template <typename Body>
 void emitLaneTail(CodeWriter& w, const LoopGroup& grp, const std::vector<size_t>& reduces, const std::string& pragma,
                   Body body) {
@@ -447,9 +447,7 @@ void emitLaneTail(CodeWriter& w, const LoopGroup& grp, const std::vector<size_t>
   }
   for (size_t k : reduces) {
     std::string me = std::to_string(grp.nodes[k].value);
-    w.line("for (int64_t half = " + std::to_string(kSumLanes / 2) + "; half > 0; half /= 2)");
-    w.line("  for (int64_t lane = 0; lane < half; ++lane) lanes" + me + "[lane] += lanes" + me + "[lane + half];");
-    w.line("acc" + me + " += lanes" + me + "[0];");
+    w.line("acc" + me + " += girLaneSum(lanes" + me + ");");
   }
 }
 

@@ -160,7 +160,7 @@ reduce.sum axes[1] %s0 -> %s1
   REQUIRE(src);
   CHECK(countOf(src->code, "block0 < 192; block0 += 64") == 1);
   CHECK(countOf(src->code, "for (int64_t i0 = 192; i0 < 200; ++i0)") == 1);
-  CHECK(countOf(src->code, "acc0 += lanes0[0];") == 1);
+  CHECK(countOf(src->code, "acc0 += girLaneSum(lanes0);") == 1);
   auto k = CompiledKernel::build(g, test::cpuTestOptions());
   REQUIRE(k);
   auto check = checkAgainstInterpreter(g, *k, 7);
