@@ -244,8 +244,12 @@ class TemplateSearch {
   bool onDramFloor(const GraphCost& c) const {
     double bw = hw_.dramBandwidthGBs();
     double floorUs = bw > 0 ? static_cast<double>(sub_.minBytes) / (bw * 1e3) : 0;
+    // On a reduced instance a block sync is no floor: the units it joins can lie in one block there
+    // and in many at full size, where it becomes a device sync (BERT's bias broadcast two rows per
+    // unit and its add one row: one kernel on the reduced instance, two at full size).
+    bool blockSyncs = !o_.fullSizeFactors.empty() && c.syncs[static_cast<int>(Scope::Block)] > 0;
     return c.kernels == 1 && c.dramBytes <= sub_.minBytes && c.perKernel.size() == 1 && c.perKernel[0].dramUs <= floorUs * (1 + 1e-9) &&
-           c.perKernel[0].syncUs <= 0;
+           c.perKernel[0].syncUs <= 0 && !blockSyncs;
   }
 
   // Limited discrepancy search: pass k costs the combinations that leave the first (most
@@ -478,6 +482,30 @@ std::vector<std::vector<int64_t>> fullSizeFactors(const compute::Graph& g, const
   return out;
 }
 
+constexpr int kBlock = static_cast<int>(Scope::Block);
+
+// A block sync on a reduced instance can be a device sync at full size: the units it joins lie in
+// one block there and in many here (LayerNorm 8192x1024 with a 48 KiB `local`: the mean over 4 rows
+// per unit, the variance over one row per unit, one kernel on the reduced instance and two at full
+// size). Where the choice kept has one, the cheapest choice without any that passes the check on the
+// reduced instance is returned, to be compared at full size.
+std::optional<std::vector<OpTemplate>> withoutBlockSyncs(const compute::ReducedInstance& reduced, const compute::Subgraph& smallSub,
+                                                         const HardwareDesc& hw, const SearchOptions& o, const LoweringOptions& lowering,
+                                                         const std::vector<Candidate>& choices, size_t kept) {
+  if (choices[kept].cost.syncs[kBlock] == 0) return std::nullopt;
+  for (size_t i = kept + 1; i < choices.size(); ++i) {
+    if (choices[i].cost.syncs[kBlock] > 0) continue;
+    auto r = lowerAndOptimize(reduced.graph, smallSub, hw, choices[i].choice, lowering);
+    if (!r || !fitsCapacities(r->second)) continue;
+    if (o.validate) {
+      auto check = checkPlan(reduced.graph, smallSub, r->first, r->second, 11);
+      if (!check || !check->valid()) continue;
+    }
+    return choices[i].choice;
+  }
+  return std::nullopt;
+}
+
 // A large subgraph is searched on its reduced instance (the candidates and the element-level
 // oracle cost milliseconds there), and the choice is lowered and optimized once at full size: the
 // templates mean the same at both sizes, only the unit count grows (docs/scale.md).
@@ -499,23 +527,36 @@ Expected<SearchResult> searchOnReducedInstance(const compute::Graph& g, const co
   // 3x3 + SiLU over 112x112 planes with a 48 KiB `local`: a padded plane per unit, 89 KB, which the
   // planner's check found only after the search had ended); the planner checks the plan kept on the
   // reduced instance again (ScaleCheck.h).
-  std::vector<std::vector<OpTemplate>> choices{small->choice};
+  std::vector<Candidate> choices{Candidate{small->choice, small->cost, 0}};
   for (const Candidate& c : small->candidates)
-    if (choices.size() < 8 && std::find(choices.begin(), choices.end(), c.choice) == choices.end()) choices.push_back(c.choice);
-  std::optional<std::pair<LoweredSubgraph, Graph>> full;
-  std::string why;
-  for (const auto& choice : choices) {
+    if (choices.size() < 8 && std::none_of(choices.begin(), choices.end(), [&](const Candidate& k) { return k.choice == c.choice; }))
+      choices.push_back(c);
+  auto atFullSize = [&](const std::vector<OpTemplate>& choice) {
     auto r = lowerAndOptimize(g, sub, hw, choice, lowering);
     std::string over;
     if (r && !fitsCapacities(r->second, &over)) r = makeError(over.empty() ? "no schedule" : over);
+    return r;
+  };
+  std::optional<std::pair<LoweredSubgraph, Graph>> full;
+  std::string why;
+  size_t kept = 0;
+  for (; kept < choices.size(); ++kept) {
+    auto r = atFullSize(choices[kept].choice);
     if (r) {
-      small->choice = choice;
       full = std::move(*r);
       break;
     }
     if (why.empty()) why = r.error().str();
   }
   if (!full) return makeError("no plan chosen on the reduced instance (" + reduced.summary() + ") lowers at full size: " + why);
+  small->choice = choices[kept].choice;
+  if (auto other = withoutBlockSyncs(reduced, smallSub, hw, o, lowering, choices, kept)) {
+    auto r = atFullSize(*other);
+    if (r && computeCost(r->second, &hw).modelledUs < computeCost(full->second, &hw).modelledUs) {
+      small->choice = *other;
+      full = std::move(*r);
+    }
+  }
   SearchResult out = std::move(*small);
   out.lowered = std::move(full->first);
   out.optimized = std::move(full->second);
