@@ -29,7 +29,7 @@ TEST_CASE("what-if fields: a form edit rewrites the JSON, the re-plan keeps the 
   REQUIRE(dram);
   CHECK(dram->value() == Approx(w->session().hardware().dramBandwidthGBs()));
   REQUIRE(form->field("local capacity bytes"));
-  CHECK(form->field("local capacity bytes")->value() == 32768);
+  CHECK(form->field("local capacity bytes")->value() == 49152);
   CHECK(form->field("launch cost us")->value() == Approx(w->session().hardware().launchCostUs));
   // Half the DRAM bandwidth in the form: the JSON says so.
   double half = dram->value() / 2;

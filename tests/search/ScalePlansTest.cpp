@@ -133,7 +133,7 @@ TEST_CASE("pooling, decode matrix-vector products and column reductions plan at 
 }
 
 // Issue 15, acceptance 4: a plan that cannot fit says which op, which level, and how many bytes
-// per unit against the capacity. LayerNorm rows of 2,048 floats fit cpu-host's 32 KiB of 'local'
+// per unit against the capacity. LayerNorm rows of 2,048 floats fit cpu-host's 48 KiB of 'local'
 // (three live rows), and at smaller capacities the search splits each row's reductions over units
 // and kernels; a core with 256 bytes of 'local' holds no split, and the error names the kernel's
 // ops, the level, the bytes, the node and what is live there.

@@ -1,6 +1,6 @@
 // The search stops at the first candidate on the DRAM floor; when that candidate then fails its
-// check (here: four live copies of a 2,048-element box overflow cpu-host's 32 KiB unit level, which
-// the register budget of three copies does not see), the search must go on to the next candidate
+// check (here: four live copies of a 2,048-element box overflow a 32 KiB unit level, which the
+// register budget of three copies does not see), the search must go on to the next candidate
 // rather than report that no plan is valid.
 #include <catch2/catch.hpp>
 
@@ -19,6 +19,8 @@ using namespace gir::compute;
 
 TEST_CASE("a search stopped at the DRAM floor by a candidate that fails its check resumes", "[search][resume]") {
   auto hw = valueOrFail(loadHardwareByName("cpu-host"));
+  for (auto& level : hw.levels)
+    if (level.name == "local") level.capacityBytes = 32 * 1024;
   Graph g;
   g.name = "four_live";
   GraphBuilder b(g);

@@ -34,6 +34,15 @@ gir::Graph checkChoice(const Graph& g, const Subgraph& sub, const gir::HardwareD
   return gir::test::checkLoweredAndOptimized(g, sub, hw, choice).second;
 }
 
+// cpu-host with the 32 KiB `local` it had when these shapes were worked out (a reduction box holds at
+// most 4,095 elements, an elementwise box 2,730); the shapes follow from the budget, not from the machine.
+gir::HardwareDesc cpuHostWith32KiB() {
+  auto hw = valueOrFail(loadHardwareByName("cpu-host"));
+  for (auto& level : hw.levels)
+    if (level.name == "local") level.capacityBytes = 32 * 1024;
+  return hw;
+}
+
 // The level of the scratch buffer holding a split reduction's partials.
 std::string partialsLevel(const gir::Graph& g) {
   for (const auto& b : g.buffers())
@@ -54,7 +63,7 @@ Graph oneReduce(const std::string& name, const std::vector<int64_t>& shape, Redu
 }  // namespace
 
 TEST_CASE("a row longer than a unit's registers is reduced by the units of a block through shared memory", "[search][split-reduction]") {
-  auto hw = valueOrFail(loadHardwareByName("cpu-host"));  // a reduction box holds at most 4,095 elements
+  auto hw = cpuHostWith32KiB();  // a reduction box holds at most 4,095 elements
   Graph g = oneReduce("long_rows", {4, 6000}, ReduceOp::Sum, {1}, true);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
@@ -69,7 +78,7 @@ TEST_CASE("a row longer than a unit's registers is reduced by the units of a blo
 }
 
 TEST_CASE("a reduction cut over more units than a block takes a second kernel through DRAM", "[search][split-reduction]") {
-  auto hw = valueOrFail(loadHardwareByName("cpu-host"));
+  auto hw = cpuHostWith32KiB();
   Graph g = oneReduce("very_long_rows", {2, 40000}, ReduceOp::Max, {1}, false);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
@@ -85,7 +94,7 @@ TEST_CASE("a reduction cut over more units than a block takes a second kernel th
 }
 
 TEST_CASE("a column sum too long for one unit is cut in column strips: whole lines per row, one partial per column", "[search][split-reduction]") {
-  auto hw = valueOrFail(loadHardwareByName("cpu-host"));  // a reduction box holds at most 4,095 elements
+  auto hw = cpuHostWith32KiB();  // a reduction box holds at most 4,095 elements
   Graph g = oneReduce("long_columns", {6144, 64}, ReduceOp::Sum, {0}, true);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
@@ -116,10 +125,10 @@ TEST_CASE("a column sum too long for one unit is cut in column strips: whole lin
 }
 
 TEST_CASE("a column sum that one unit could hold whole is offered column strips too", "[search][split-reduction]") {
-  // 1,024 rows fit a reduction box (4,095 elements on cpu-host), so a unit may take a whole column:
+  // 1,024 rows fit a reduction box (4,095 elements at 32 KiB), so a unit may take a whole column:
   // one float per 64-byte line. The strip reads whole lines and must stay on offer; with a larger
   // unit level (48 KiB) a column sum over 4096x4096 planned columns, at 13.6 times the modelled time.
-  auto hw = valueOrFail(loadHardwareByName("cpu-host"));
+  auto hw = cpuHostWith32KiB();
   Graph g = oneReduce("short_columns", {1024, 64}, ReduceOp::Sum, {0}, true);
   Subgraph sub = wholeGraph(g);
   auto options = search::templateOptions(g, sub, 0, search::boxElementBudget(hw));
