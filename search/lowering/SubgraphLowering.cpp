@@ -309,9 +309,9 @@ void addLeadOptions(const compute::Graph& g, const compute::Subgraph& sub, size_
 // staged through shared memory in strips of the lowering's default block.
 void addLayoutAndCutOptions(const IterationSpace& s, int64_t maxBoxElements, bool unitLocal, std::vector<OpTemplate>& out) {
   int64_t budget = boxBudgetFor(s, maxBoxElements);
-  auto shapes = unitLocal ? std::vector<SplitShape>{} : splitReductionShapes(s, budget);
-  if (unitLocal)
-    if (auto strip = columnStripShape(s, budget)) shapes.push_back(*strip);
+  std::vector<SplitShape> shapes;
+  if (!unitLocal) shapes = splitReductionShapes(s, budget);
+  else if (auto strip = columnStripShape(s, budget)) shapes.push_back(*strip);
   for (auto& shape : shapes)
     out.push_back(OpTemplate{OpTemplate::Kind::Natural, shape.outer, shape.tile, -1, -1, 0, shape.tileBefore});
   for (auto& t : sourceOrderSplits(s, maxBoxElements))
