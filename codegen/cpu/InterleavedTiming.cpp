@@ -24,6 +24,12 @@ Timing combineRounds(const std::vector<Timing>& rounds) {
   return t;
 }
 
+std::vector<size_t> roundOrder(size_t n, int round) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = round % 2 == 0 ? i : n - 1 - i;
+  return order;
+}
+
 Status timeInterleaved(std::vector<TimedGraph>& graphs, const TimingOptions& t, int rounds) {
   rounds = std::max(rounds, 1);
   TimingOptions perRound = t;
@@ -31,7 +37,7 @@ Status timeInterleaved(std::vector<TimedGraph>& graphs, const TimingOptions& t, 
   std::vector<std::vector<Timing>> whole(graphs.size());
   std::vector<std::vector<std::vector<Timing>>> kernels(graphs.size());
   for (int r = 0; r < rounds; ++r)
-    for (size_t i = 0; i < graphs.size(); ++i) {
+    for (size_t i : roundOrder(graphs.size(), r)) {
       auto w = graphs[i].kernel->time(*graphs[i].inputs, perRound);
       if (!w) return w.takeError();
       whole[i].push_back(*w);

@@ -16,9 +16,14 @@ struct TimedGraph {
   std::vector<Timing> perKernel;  // each kernel alone
 };
 
-// `rounds` rounds; in each, every graph is timed whole and kernel by kernel with budget / rounds. A
-// graph's figures are the median over rounds of each round's median (combineRounds).
+// `rounds` rounds; in each, every graph is timed whole and kernel by kernel with budget / rounds, in
+// the order roundOrder gives. A graph's figures are the median over rounds of each round's median
+// (combineRounds).
 Status timeInterleaved(std::vector<TimedGraph>& graphs, const TimingOptions& t, int rounds);
+
+// The order in which round `round` times `n` graphs: forward in even rounds, backward in odd ones, so
+// that no candidate is always the first timed after the builds (or always follows the same one).
+std::vector<size_t> roundOrder(size_t n, int round);
 
 // The median over rounds of the rounds' medians, p10 and p90; min and max over all; repeats summed.
 Timing combineRounds(const std::vector<Timing>& rounds);

@@ -41,3 +41,10 @@ TEST_CASE("timeInterleaved: every graph gets every round, whole and per kernel",
   }
   CHECK(graphs[1].perKernel.size() == 2);
 }
+
+TEST_CASE("roundOrder: forward, then backward, so no candidate is always timed first", "[cpu][timing]") {
+  CHECK(roundOrder(3, 0) == std::vector<size_t>{0, 1, 2});
+  CHECK(roundOrder(3, 1) == std::vector<size_t>{2, 1, 0});
+  CHECK(roundOrder(3, 2) == std::vector<size_t>{0, 1, 2});
+  CHECK(roundOrder(0, 1).empty());
+}
