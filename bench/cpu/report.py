@@ -319,11 +319,19 @@ def goals_section(figs_by_mode, cm, llc):
     return out + [""]
 
 
+def remeasured(meta):
+    """Scenarios whose rows were measured again later, in a run of their own (meta["remeasured"]: name ->
+    {started, why}), merged into this report's raw file by hand."""
+    rows = meta.get("remeasured", {})
+    return [f"Re-measured in a run of its own: {name}, {r.get('started', '?')} ({r.get('why', '')})." for name, r in rows.items()] + \
+        ([""] if rows else [])
+
+
 def header(meta):
     t, r = meta["threads"], meta["rounds"]
     return ["# CPU benchmark report (bench/cpu/run_bench.sh)", "",
             f"Generated {meta['started']} to {meta.get('finished', '?')} by `bench/cpu/run_bench.sh` (`{meta['command']}`). "
-            "A measurement, not a test.", "",
+            "A measurement, not a test.", ""] + remeasured(meta) + [
             "## Machine", ""] + [f"- {line}" for line in meta["machine"]] + [
             "- load average at the end: " + ", ".join(f"{x:.2f}" for x in meta.get("load_average_end", [])), "",
             "## Method", "",
