@@ -10,6 +10,7 @@
 #include "codegen/cpu/CpuNodeEmitter.h"
 #include "codegen/cpu/CpuPrelude.h"
 #include "codegen/cpu/StreamingStores.h"
+#include "codegen/schedule/BlockOrder.h"
 #include "codegen/schedule/GuardDispatch.h"
 #include "codegen/schedule/LoopBands.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 bool reservedName(const std::string& s) {
   static const std::set<std::string> kReserved = {
-      "u", "u0", "u1", "blk", "g", "acc", "out", "tout", "scratch", "std", "int", "float", "double", "char", "long",
+      "u", "u0", "u1", "blk", "visit", "g", "acc", "out", "tout", "scratch", "std", "int", "float", "double", "char", "long",
       "short", "bool", "void", "auto", "const", "static", "for", "if", "else", "do", "while", "return", "switch",
       "case", "default", "break", "continue", "new", "delete", "this", "class", "struct", "union", "enum",
       "namespace", "template", "typename", "using", "operator", "true", "false", "signed", "unsigned", "volatile",
@@ -200,8 +201,19 @@ void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, St
     w.line("float* const scratch = girScratch(" + std::to_string(scratch) + ");  // this thread's block scratch");
     for (const auto& [text, size] : carved) w.line(text);
   }
-  w.line("#pragma omp for schedule(static)");
-  w.open("for (int64_t blk = 0; blk < " + std::to_string(s.blocks) + "; ++blk)");
+  BlockOrder order = blockOrder(c.g, s, k);
+  if (order.indexOrder()) {
+    if (order.count < s.blocks) w.line("// only blocks " + std::to_string(order.first) + " to " + std::to_string(order.first + order.count - 1) +
+                                       " run this kernel's nodes: the static schedule shares them out (docs/cpu.md, \"Block order\")");
+    w.line("#pragma omp for schedule(static)");
+    w.open("for (int64_t blk = " + std::to_string(order.first) + "; blk < " + std::to_string(order.first + order.count) + "; ++blk)");
+  } else {
+    w.line("// blocks visited " + std::to_string(order.steps) + " steps of the slowest unit dim at a time (docs/cpu.md, \"Block order\")");
+    w.line("#pragma omp for schedule(static)");
+    w.open("for (int64_t visit = 0; visit < " + std::to_string(s.blocks) + "; ++visit)");
+    w.line("const int64_t blk = (visit % " + std::to_string(order.steps) + ") * " + std::to_string(order.period) + " + visit / " +
+           std::to_string(order.steps) + ";");
+  }
   w.line("const int64_t u0 = blk * " + std::to_string(s.unitsPerBlock) + ", u1 = std::min<int64_t>(u0 + " +
          std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) + ");");
   for (size_t st = 0; st < k.stages.size(); ++st)
