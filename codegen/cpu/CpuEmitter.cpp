@@ -28,8 +28,9 @@ bool reservedName(const std::string& s) {
       "public", "protected", "mutable", "explicit", "export", "and", "or", "not", "xor", "NAN", "INFINITY", "main"};
   if (kReserved.count(s) || s.rfind("gir", 0) == 0 || s.rfind("GIR", 0) == 0 || s[0] == '_') return true;
   // in<k>, in<n>_<k>, t<k>, i<k>, v<n>, acc<n>, out<n> are the emitter's operand, temporary,
-  // loop, value, accumulator and output names.
-  for (const char* p : {"in", "t", "i", "v", "acc", "out"}) {
+  // loop, value, accumulator and output names; nt<n>, lanes<n>, part<n>, lane<d>, block<d> and step<d>
+  // its streamed rows and lane blocks.
+  for (const char* p : {"in", "t", "i", "v", "acc", "out", "nt", "lanes", "part", "lane", "block", "step"}) {
     std::string pre = p;
     if (s.size() > pre.size() && s.rfind(pre, 0) == 0 && std::all_of(s.begin() + static_cast<long>(pre.size()), s.end(), [](char ch) {
           return std::isdigit(static_cast<unsigned char>(ch)) || ch == '_';

@@ -8,6 +8,7 @@
 #include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/FusedLoops.h"
+#include "codegen/schedule/LoopInvariants.h"
 
 namespace gir::codegen::cpu {
 
@@ -25,9 +26,9 @@ const MemoryLevelDesc* hardwareLevelFor(const Graph& g, const HardwareDesc& hw, 
 
 // Floating-point work per output element besides the transcendentals (counted on their own): a
 // division or square root costs the latency of several.
-int64_t flopsPerElement(const ElementwisePayload& p) {
+int64_t flopsPerElement(const ElementwisePayload& p, bool invariantDivisor = false) {
   if (callsTranscendental(p)) return 0;
-  if (reciprocalOfDivisor(p)) return 1;  // emitted as a multiply
+  if (reciprocalOfDivisor(p) || dividesByInvariantReciprocal(p, invariantDivisor)) return 1;  // emitted as a multiply
   switch (p.op) {
     case ElementwiseOp::Div:
     case ElementwiseOp::Sqrt:
@@ -37,9 +38,9 @@ int64_t flopsPerElement(const ElementwisePayload& p) {
   }
 }
 
-int64_t nodeFlops(const Graph& g, const Node& n) {
+int64_t nodeFlops(const Graph& g, const Node& n, bool invariantDivisor = false) {
   switch (n.kind()) {
-    case NodeKind::Elementwise: return g.slice(n.outputs[0]).numel() * flopsPerElement(std::get<ElementwisePayload>(n.payload));
+    case NodeKind::Elementwise: return g.slice(n.outputs[0]).numel() * flopsPerElement(std::get<ElementwisePayload>(n.payload), invariantDivisor);
     case NodeKind::Reduce: return g.slice(n.inputs[0]).numel();
     case NodeKind::Move:
     case NodeKind::Broadcast:
@@ -72,11 +73,12 @@ void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units,
 // buffer is never stored or loaded, and a read served from a member's register costs nothing.
 void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& grp, const std::vector<bool>& values,
               const std::vector<bool>& streamed, KernelModel& km, KernelTraffic& t) {
+  std::vector<bool> invariant = grp.fused ? codegen::innermostInvariant(g, grp) : std::vector<bool>(grp.nodes.size(), false);
   for (size_t k = 0; k < grp.nodes.size(); ++k) {
     const Node& n = g.node(grp.nodes[k]);
     UnitDomain d = g.domainOf(n);
     int64_t units = d.end - d.begin;
-    km.flops += nodeFlops(g, n) * units;
+    km.flops += nodeFlops(g, n, grp.fused && codegen::invariantDivisor(g, grp, invariant, k)) * units;
     if (n.kind() == NodeKind::Elementwise && callsTranscendental(std::get<ElementwisePayload>(n.payload)))
       km.transcendentals += g.slice(n.outputs[0]).numel() * units;
     for (size_t i = 0; i < n.inputs.size(); ++i) {

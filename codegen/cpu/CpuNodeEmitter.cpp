@@ -9,6 +9,7 @@
 
 #include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/StreamingStores.h"
+#include "codegen/schedule/LoopInvariants.h"
 #include "codegen/schedule/SumPrecision.h"
 #include "core/gir/Printer.h"
 
@@ -170,13 +171,15 @@ struct Operands {
   std::string out;
 };
 
-// The value a move, broadcast or elementwise node computes from its operands' expressions.
-std::string mapValue(const Node& n, const std::vector<std::string>& operands) {
+// The value a move, broadcast or elementwise node computes from its operands' expressions; a divisor
+// the same on every innermost iteration is inverted once (GCC hoists `1.0f / s` out of the loop).
+std::string mapValue(const Node& n, const std::vector<std::string>& operands, bool invariantDivisor = false) {
   if (n.kind() != NodeKind::Elementwise) return operands.empty() ? "" : operands[0];
   const auto& p = std::get<ElementwisePayload>(n.payload);
   std::vector<std::string> args;
   for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : operands[static_cast<size_t>(o.input)]);
   if (auto r = reciprocalOfDivisor(p)) return elementwiseExpr(ElementwiseOp::Mul, {args[0], floatLiteral(*r)});
+  if (dividesByInvariantReciprocal(p, invariantDivisor)) return renderPattern("($0 * (1.0f / $1))", args);
   return elementwiseExpr(p.op, args);
 }
 
@@ -335,7 +338,7 @@ ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vec
 
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const std::vector<bool>& values,
-                  const ErfPlusOne& erfs, const AccSpelling& acc) {
+                  const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc) {
   NodeId id = grp.nodes[k];
   const Node& n = c.g.node(id);
   const LoopNest& nest = grp.nests[k];
@@ -355,7 +358,7 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
     w.line(acc.of(me) + " = " + combine(reduceSpelling(c.g, id), acc.of(me), operands[0]) + ";");
     return device;
   }
-  std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(n, operands);
+  std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(n, operands, invariantDivisor(c.g, grp, invariant, k));
   w.line("const float v" + me + " = " + value + ";");
   if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
   if (streams(c, grp, k)) w.line("nt" + me + "[i" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
@@ -459,9 +462,10 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   for (size_t k = 0; k < grp.nodes.size(); ++k)
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
   ErfPlusOne erfs = erfPlusOne(c, grp, values);
+  std::vector<bool> invariant = innermostInvariant(c.g, grp);
   auto body = [&](const AccSpelling& acc = {}) {
     int device = 0;
-    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values, erfs, acc);
+    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values, erfs, invariant, acc);
     count(w, c, device);
   };
   if (reduces.empty()) {

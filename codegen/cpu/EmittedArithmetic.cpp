@@ -13,6 +13,10 @@ std::optional<float> reciprocalOfDivisor(const ElementwisePayload& p) {
   return r;
 }
 
+bool dividesByInvariantReciprocal(const ElementwisePayload& p, bool divisorInvariant) {
+  return divisorInvariant && p.op == ElementwiseOp::Div && p.operands.size() == 2 && !p.operands[1].isImmediate();
+}
+
 // Checked in the assembly of a kernel loop. Priced as a transcendental, RMSNorm's square alone was
 // modelled at 1.5 ms of a 2.0-2.5 ms kernel.
 bool callsTranscendental(const ElementwisePayload& p) {

@@ -14,6 +14,11 @@ namespace gir::codegen::cpu {
 // about an ulp of the quotient.
 std::optional<float> reciprocalOfDivisor(const ElementwisePayload& p);
 
+// Whether the emitter divides by multiplying with the reciprocal of a divisor that is the same on every
+// iteration of the innermost loop (`divisorInvariant`, codegen/schedule/LoopInvariants.h): the reciprocal
+// is computed once per row, within about an ulp of the quotient, as -freciprocal-math already allows.
+bool dividesByInvariantReciprocal(const ElementwisePayload& p, bool divisorInvariant);
+
 // Whether the emitted code calls a transcendental for the op: pow by an immediate 2 compiles to a
 // multiply (GCC turns powf(x, 2.0f) into x * x, exactly).
 bool callsTranscendental(const ElementwisePayload& p);

@@ -145,6 +145,44 @@ ew.div %s0, 0 -> %s3
   CHECK(check->close);
 }
 
+TEST_CASE("a division by a value the same along the row is a multiply by its reciprocal, by a varying one a division",
+          "[cpu][emit]") {
+  // %q = x / s (s a per-unit scalar broadcast along the row), %r = x / x (the divisor varies).
+  Graph g = test::parseGirOrStop(R"(gir @row_divs target=cpu-host units=2 block=1
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[64] input
+%s = buffer dram f32[2] input
+%q = buffer dram f32[64] output
+%r = buffer dram f32[64] output
+%x_u = slice %x offset(32*u) shape[32] strides[1]
+%s_u = slice %s offset(u) shape[1] strides[1]
+%q_u = slice %q offset(32*u) shape[32] strides[1]
+%r_u = slice %r offset(32*u) shape[32] strides[1]
+%l = buffer local f32[2]
+%l_u = slice %l offset(u) shape[1] strides[1]
+%b = buffer local f32[64]
+%b_u = slice %b offset(32*u) shape[32] strides[1]
+move %s_u -> %l_u
+broadcast axes[0] %l_u -> %b_u
+ew.div %x_u, %b_u -> %q_u
+ew.div %x_u, %x_u -> %r_u
+)");
+  auto src = emitCpu(g);
+  REQUIRE(src);
+  INFO(src->code);
+  CHECK(countOf(src->code, " * (1.0f / v") == 1);  // the broadcast's value, inverted once per row
+  CHECK(countOf(src->code, "] / in") == 1);        // x / x: one division per element
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  REQUIRE(k);
+  for (uint64_t seed : {1, 2}) {
+    auto check = checkAgainstInterpreter(g, *k, seed);
+    REQUIRE(check);
+    INFO(check->firstMismatch);
+    CHECK(check->close);
+  }
+}
+
 TEST_CASE("a sum whose row is not whole lane blocks finishes in a tail loop", "[cpu][emit][reduce]") {
   // 200 = 3 blocks of 64 + 8: the tail is a simd reduction into the accumulator the lanes end in.
   Graph g = test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1

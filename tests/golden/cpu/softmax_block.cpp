@@ -271,7 +271,7 @@ void kernel0(float* const* g) {
           // node 14: broadcast axes[0] %s14 -> %s15
           const float v14 = in14_0[0];
           // node 15: ew.div %s9, %s15 -> %s16
-          const float v15 = (in15_0[i0] / v14);
+          const float v15 = (in15_0[i0] * (1.0f / v14));
           // node 16: move %s16 -> %s17
           const float v16 = v15;
           out16[i0] = v16;

@@ -228,7 +228,7 @@ void kernel0(float* const* g) {
             // node 7: broadcast axes[3] %s8 -> %s9
             const float v7 = in7_0[i0];
             // node 8: ew.div %s7, %s10 -> %s11
-            const float v8 = (in8_0[i0*128 + i1] / v7);
+            const float v8 = (in8_0[i0*128 + i1] * (1.0f / v7));
             // node 9: move %s11 -> %s12
             const float v9 = v8;
             out9[i0*128 + i1] = v9;
