@@ -232,7 +232,8 @@ json candidateJson(const CandidateRun& r) {
                   {"spread_us", timed ? json({r.perKernel[k].p10Us, r.perKernel[k].p90Us}) : json(nullptr)},
                   {"repeats", timed ? json(r.perKernel[k].repeats) : json(nullptr)},
                   {"dram_bytes", r.model.kernels[k].dramBytes}, {"memory_us", r.model.kernels[k].memoryUs},
-                  {"compute_us", r.model.kernels[k].computeUs}});
+                  {"device_us", r.model.kernels[k].deviceUs}, {"cache_us", r.model.kernels[k].cacheUs},
+                  {"compute_us", r.model.kernels[k].computeUs}, {"bytes_per_level", r.model.kernels[k].bytesPerLevel}});
   }
   j["per_kernel"] = ks;
   return j;

@@ -3,8 +3,9 @@
 //
 //   kernel k [us] = launch_cost_us + sync_cost_us[device]              (its parallel loop and barrier)
 //                 + block_syncs_k * sync_cost_us[block]
-//                 + max(memory_k, compute_k) + 0.5 * min(memory_k, compute_k)   (they overlap in part)
-//   memory_k      = sum_level bytes_k(level) / (bandwidth(level) GB/s * 1e3), device bytes at the device rates
+//                 + max(device_k, cache_k, compute_k)               (side by side: a roofline)
+//   device_k      = device bytes_k at the device rates (below)
+//   cache_k       = sum over the cache levels of bytes_k(level) / (bandwidth(level) GB/s * 1e3)
 //   compute_k     = flops_k / (peak_gflops * 1e3) + transcendentals_k / (transcendental_gelems * 1e3)
 //   graph [us]    = launch_cost_us + sum_k (kernel k - launch_cost_us)  (gir_run: one parallel region)
 //
@@ -19,7 +20,8 @@
 // Divisions and square roots weigh 4 flops per element. Transcendentals (exp, erf, tanh, ...) run at
 // the rate `gir run --calibrate` measures for girExp; an uncalibrated description prices one at 24
 // flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
-// rate. Memory and compute overlap in part (docs/cpu.md, "Modelled against measured", has the fit).
+// rate. Device traffic, cache traffic and compute overlap: the slowest bounds the kernel (docs/cpu.md,
+// "Modelled against measured", has the fit).
 #pragma once
 
 #include <map>
@@ -38,9 +40,11 @@ struct KernelModel {
   int64_t flops = 0;            // besides the transcendentals
   int64_t transcendentals = 0;  // elements of exp, sigmoid, tanh, erf, log, pow
   int blockSyncs = 0;
-  double memoryUs = 0;          // the traffic, each level at its bandwidth
+  double deviceUs = 0;          // the device traffic at the device rates
+  double cacheUs = 0;           // the cache levels' traffic, each at its bandwidth
+  double memoryUs = 0;          // the slower of the two
   double computeUs = 0;         // flops at peak_gflops, transcendentals at their calibrated rate
-  double modelledUs = 0;  // alone: launch + barrier + traffic + syncs + compute
+  double modelledUs = 0;  // alone: launch + barrier + syncs + the slowest of traffic and compute
 };
 
 struct GraphModel {

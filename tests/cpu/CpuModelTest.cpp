@@ -87,3 +87,38 @@ TEST_CASE("pow by an immediate 2 is a multiply and pow by 3 a transcendental", "
   Graph cube = test::parseGirOrStop(text);
   CHECK(codegen::cpu::modelCpu(cube, *hw).kernels[0].transcendentals == 1 << 20);
 }
+
+TEST_CASE("device traffic, cache traffic and compute run side by side: the slowest bounds the kernel", "[cpu][model]") {
+  // The ReLU with its value kept in a local array across a block sync (the move after it is another
+  // stage, so the array is stored and read back): device bytes, cache bytes and flops, each in turn
+  // made the slowest.
+  std::string text = kRelu4MiB;
+  text.replace(text.find("move %r_u -> %y_u"), 17, "sync block (%r_u) -> (%r_u)\nmove %r_u -> %y_u");
+  Graph g = test::parseGirOrStop(text);
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  hw->warmCopy.clear();
+  auto kernelOf = [&](double dramGBs, double localGBs, double gflops) {
+    for (MemoryLevelDesc& l : hw->levels) {
+      if (l.scope == Scope::Device) l.bandwidthGBs = dramGBs;
+      if (l.scope == Scope::Unit) l.bandwidthGBs = localGBs;
+    }
+    hw->peakGflops = gflops;
+    auto m = codegen::cpu::modelCpu(g, *hw);
+    REQUIRE(m.kernels.size() == 1);
+    return m.kernels[0];
+  };
+  double fixed = hw->launchCostUs + hw->syncCostUs[static_cast<int>(Scope::Device)];
+  for (auto [dram, local, gflops] : {std::tuple{1.0, 1000.0, 1000.0}, {1000.0, 0.01, 1000.0}, {1000.0, 1000.0, 0.0001}}) {
+    codegen::cpu::KernelModel k = kernelOf(dram, local, gflops);
+    INFO("dram " << dram << " GB/s, local " << local << " GB/s, " << gflops << " GFLOP/s: device " << k.deviceUs << ", cache " << k.cacheUs
+                 << ", compute " << k.computeUs << " us");
+    REQUIRE(k.deviceUs > 0);
+    REQUIRE(k.cacheUs > 0);
+    REQUIRE(k.computeUs > 0);
+    CHECK(k.memoryUs == Approx(std::max(k.deviceUs, k.cacheUs)));
+    CHECK(k.modelledUs == Approx(fixed + std::max({k.deviceUs, k.cacheUs, k.computeUs})));
+  }
+  // The slow level is the one that shows: 8 MiB at 1 GB/s is 8,389 us whatever the rest costs.
+  CHECK(kernelOf(1.0, 1000.0, 1000.0).modelledUs == Approx(fixed + 8.0 * (1 << 20) / 1e3).epsilon(0.01));
+}
