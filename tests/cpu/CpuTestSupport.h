@@ -4,8 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "codegen/cpu/CpuCheck.h"
 #include "codegen/cpu/CpuLauncher.h"
 #include "codegen/schedule/Schedule.h"
+#include "core/gir/Validity.h"
 #include "tests/support/GirText.h"
 #include "tests/support/TestSupport.h"
 
@@ -25,6 +27,23 @@ inline const codegen::BufferPlan& planOf(const Graph& g, const codegen::Schedule
   auto b = g.findBuffer(name);
   REQUIRE(b);
   return s.buffers[b->value];
+}
+
+// A valid graph whose compiled kernel matches the interpreter on every seed: the kernel's source.
+inline std::string requireKernelMatches(const Graph& g, std::initializer_list<uint64_t> seeds = {1, 2}) {
+  ValidityReport v = checkValidity(g, randomInputs(g, 1));
+  INFO(v.str());
+  REQUIRE(v.valid());
+  auto k = codegen::cpu::CompiledKernel::build(g, cpuTestOptions());
+  INFO((k ? "" : k.error().str()));
+  REQUIRE(k);
+  for (uint64_t seed : seeds) {
+    auto check = codegen::cpu::checkAgainstInterpreter(g, *k, seed);
+    REQUIRE(check);
+    INFO(check->firstMismatch);
+    CHECK(check->close);
+  }
+  return k->source().code;
 }
 
 }  // namespace gir::test

@@ -173,14 +173,7 @@ ew.div %x_u, %x_u -> %r_u
   INFO(src->code);
   CHECK(countOf(src->code, " * (1.0f / v") == 1);  // the broadcast's value, inverted once per row
   CHECK(countOf(src->code, "] / in") == 1);        // x / x: one division per element
-  auto k = CompiledKernel::build(g, test::cpuTestOptions());
-  REQUIRE(k);
-  for (uint64_t seed : {1, 2}) {
-    auto check = checkAgainstInterpreter(g, *k, seed);
-    REQUIRE(check);
-    INFO(check->firstMismatch);
-    CHECK(check->close);
-  }
+  test::requireKernelMatches(g);
 }
 
 TEST_CASE("a sum whose row is not whole lane blocks finishes in a tail loop", "[cpu][emit][reduce]") {
@@ -277,19 +270,7 @@ move %q_u -> %c_u
 
 TEST_CASE("awkward slices: transposes, outer reductions, DRAM broadcasts, domains, u/k and u%k", "[cpu][emit]") {
   Graph g = test::parseGirOrStop(kAwkward);
-  ValidityReport v = checkValidity(g, randomInputs(g, 1));
-  INFO(v.str());
-  REQUIRE(v.valid());
-  auto k = CompiledKernel::build(g, test::cpuTestOptions());
-  INFO((k ? "" : k.error().str()));
-  REQUIRE(k);
-  for (uint64_t seed : {1, 2, 3}) {
-    auto check = checkAgainstInterpreter(g, *k, seed);
-    REQUIRE(check);
-    INFO(check->firstMismatch);
-    CHECK(check->close);
-  }
-  const std::string& code = k->source().code;
+  std::string code = test::requireKernelMatches(g, {1, 2, 3});
   CHECK(code.find("// pack %v[") != std::string::npos);      // the DRAM broadcast input is read once
   CHECK(code.find("if (u >= 0 && u < 4)") != std::string::npos);
   CHECK(code.find("48*(u/2) + 24*(u%2)") != std::string::npos);
