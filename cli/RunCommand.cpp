@@ -15,6 +15,7 @@
 #include "cli/Commands.h"
 #include "codegen/cpu/Calibration.h"
 #include "codegen/cpu/CpuCheck.h"
+#include "codegen/cpu/CpuCompiler.h"
 #include "codegen/cpu/CpuModel.h"
 #include "codegen/cpu/InterleavedTiming.h"
 #include "search/ModelPlanner.h"
@@ -44,6 +45,7 @@ struct RunOptions {
 struct CandidateRun {
   int subgraph = 0;
   std::string planner, variant, skipReason;
+  std::string sourceHash;  // of the generated C++: candidates with equal hashes are one kernel
   int kernels = 0;
   int64_t dramBytes = 0, minBytes = 0;
   double maxRelError = 0;
@@ -108,6 +110,7 @@ Status runGraph(const Graph& g, const ReferenceCase* ref, const HardwareDesc& hw
   if (!built) return built.takeError();
   auto k = std::make_shared<CompiledKernel>(std::move(*built));
   r.kernels = k->kernels();
+  r.sourceHash = hashHex(k->source().code);
   ModelOptions model;
   model.cache = o.timing.flushBytes > 0 ? CacheState::Cold : CacheState::Warm;
   model.streamAboveBytes = o.launch.emit.streamAboveCacheBytes;
@@ -218,6 +221,7 @@ json candidateJson(const CandidateRun& r) {
     return j;
   }
   j["kernels"] = r.kernels;
+  j["source_hash"] = r.sourceHash;
   j["dram_bytes"] = r.dramBytes;
   j["max_rel_error"] = r.maxRelError;
   j["matches"] = r.close;

@@ -186,7 +186,7 @@ def summarize_gir(j):
             mismatches.append({"subgraph": c["subgraph"], "planner": c["planner"], "variant": c["variant"],
                                "max_rel_error": c.get("max_rel_error")})
         elif c.get("measured_us") is not None:
-            points[key] = [c["modelled_us"], c["measured_us"]]
+            points[key] = [c["modelled_us"], c["measured_us"], c.get("source_hash")]
     for planner in {c["planner"] for c in cands}:
         total = 0.0
         for s in subgraphs:

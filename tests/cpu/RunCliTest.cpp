@@ -2,6 +2,8 @@
 // the JSON the app reads; calibration writes a copy and never the bundled description.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "codegen/cpu/Calibration.h"
@@ -78,6 +80,23 @@ TEST_CASE("gir run on a model checks every lowerable planner against the referen
     CHECK(j["planners"][p]["measured_us"].is_null());  // no --measure
   }
   CHECK(j["planners"]["gir"]["modelled_us"].get<double>() < j["planners"]["eager"]["modelled_us"].get<double>());
+  // SiLU's GIR, XLA and TVM plans are one fused kernel, eager's are two: the source hash says which
+  // candidates are the same code (the benchmark counts them as one kernel).
+  std::map<std::string, std::string> hashOf;
+  for (const auto& c : j["candidates"])
+    if (c["variant"] == "units/block=4") hashOf[c["planner"].get<std::string>()] = c["source_hash"].get<std::string>();
+  REQUIRE(hashOf.size() == 4);
+  CHECK(hashOf["gir"].size() == 16);
+  CHECK(hashOf["xla"] == hashOf["gir"]);
+  CHECK(hashOf["tvm"] == hashOf["gir"]);
+  CHECK(hashOf["eager"] != hashOf["gir"]);
+  // Each kernel's modelled time splits into its device, cache and compute terms; the slowest bounds it.
+  for (const auto& c : j["candidates"])
+    for (const auto& k : c["per_kernel"]) {
+      double slowest = std::max({k["device_us"].get<double>(), k["cache_us"].get<double>(), k["compute_us"].get<double>()});
+      CHECK(k["modelled_us"].get<double>() >= slowest);
+      CHECK(k["bytes_per_level"]["dram"].get<int64_t>() == k["dram_bytes"].get<int64_t>());
+    }
 }
 
 TEST_CASE("calibration measures positive figures and writes them into a copy of cpu-host", "[cpu][calibrate]") {
