@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: setup + build with g++ and every CTest test; then the clang++-14 build under
 # AddressSanitizer + UndefinedBehaviorSanitizer (build-clang/), where the core, rewrite, onnx, ascend, cli and
-# fuzz suites run again and every fuzz target runs for 60 s (docs/fuzzing.md).
+# fuzz suites run again and every fuzz target runs for 40 s (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -22,5 +22,5 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=
 ctest --test-dir build-clang --output-on-failure -j"$JOBS" -L "^(core|rewrite|onnx|ascend|cli|fuzz)$" \
   -E "scenario efficientnet: the GIR plan"
 
-echo "== fuzz targets, 60 s each (build-clang/)"
-scripts/fuzz.sh --no-build --seconds 60 --jobs "$JOBS"
+echo "== fuzz targets, 40 s each (build-clang/)"
+scripts/fuzz.sh --no-build --seconds 40 --jobs "$JOBS"
