@@ -190,7 +190,7 @@ def summarize_gir(j):
     for planner in {c["planner"] for c in cands}:
         total = 0.0
         for s in subgraphs:
-            mine = [m for k, (_, m) in points.items() if k.startswith(f"{s}/{planner}/")]
+            mine = [p[1] for k, p in points.items() if k.startswith(f"{s}/{planner}/")]
             if not mine:
                 total = None
                 break
