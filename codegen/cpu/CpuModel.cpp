@@ -150,11 +150,6 @@ int64_t deviceFootprint(const Graph& g, const HardwareDesc& hw) {
 
 // A transcendental without a measured rate weighs 24 flops (the prelude's polynomials).
 constexpr double kTranscendentalFlops = 24;
-// Device traffic, cache traffic and compute proceed side by side, and the slowest bounds the kernel: a
-// roofline (docs/cpu.md, "Modelled against measured"). Refitted on 2026-11-27 against the last benchmark
-// run's 88 DRAM-scale candidates: MAPE 25.8 % hot and 16.5 % cold when caches and DRAM were summed and
-// half the lesser of memory and compute added, 17.8 % and 12.4 % as the slowest of the three.
-
 // What one byte of device traffic costs (CpuModel.h, "device rates"): a warm run over a footprint the
 // calibrated warm-copy curve covers copies at that curve's rate, where part of the data stays cached
 // between calls; a cold run, or a footprint under the curve's first point (priced by the cache levels
@@ -174,6 +169,10 @@ DeviceRates deviceRates(const HardwareDesc& hw, const GraphModel& m, CacheState 
   return r;
 }
 
+// Device traffic, cache traffic and compute proceed side by side, and the slowest bounds the kernel: a
+// roofline (docs/cpu.md, "Modelled against measured"). Refitted on 2026-11-27 against the last benchmark
+// run's 88 DRAM-scale candidates: MAPE 25.8 % hot and 16.5 % cold when caches and DRAM were summed and
+// half the lesser of memory and compute added, 17.8 % and 12.4 % as the slowest of the three.
 void priceKernel(const HardwareDesc& hw, const DeviceRates& rates, KernelModel& km, const KernelTraffic& t) {
   km.deviceUs = km.cacheUs = 0;
   for (const auto& [level, bytes] : t.bytesPerLevel) {

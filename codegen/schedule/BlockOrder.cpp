@@ -58,8 +58,6 @@ double meanStep(const std::vector<DeviceAccess>& accesses, const BlockOrder& ord
   return counted == 0 ? 0.0 : sum / static_cast<double>(counted);
 }
 
-}  // namespace
-
 // The blocks that run some node of the kernel: those of the units between its domains' first and last.
 BlockOrder blocksWithWork(const Graph& g, const Schedule& s, const KernelSchedule& k) {
   int64_t begin = s.units, end = 0;
@@ -72,6 +70,8 @@ BlockOrder blocksWithWork(const Graph& g, const Schedule& s, const KernelSchedul
   int64_t first = begin / s.unitsPerBlock, last = (end + s.unitsPerBlock - 1) / s.unitsPerBlock;
   return BlockOrder{first, last - first};
 }
+
+}  // namespace
 
 BlockOrder blockOrder(const Graph& g, const Schedule& s, const KernelSchedule& k) {
   BlockOrder index = blocksWithWork(g, s, k);

@@ -1,5 +1,5 @@
-// Values of a fused loop group that do not change along its innermost loop (docs/cpu.md, "Loop-invariant
-// divisors"): a per-row scalar broadcast over the row, and arithmetic on such values only. Softmax divides
+// Values of a fused loop group that do not change along its innermost loop (docs/cpu.md, "Numerics"): a
+// per-row scalar broadcast over the row, and arithmetic on such values only. Softmax divides
 // every element of a row by the row's sum; a vector division costs 10-20 multiplies, and GCC does not
 // turn `x / s` with `s` invariant into one reciprocal and a multiply inside a vectorized loop, even
 // under -freciprocal-math: the division pass was 40 % of the bundled softmax's time. Target-neutral: a
