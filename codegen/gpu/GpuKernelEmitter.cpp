@@ -28,18 +28,18 @@ std::string named(const char* prefix, int64_t v) {
   return s;
 }
 
-// Lane loops are unrolled (register arrays need constant indices to stay in registers), up to this
-// many unrolled iterations per kernel (the trip counts of its unrolled loops added up); a kernel over
-// the budget is emitted with its loops rolled, so its arrays live in local memory (L1). NVVM's full
-// unrolling at -O3 goes superlinear: a transformer block fused whole (633 loops, 18,898 iterations)
-// ran over 15 minutes in cicc and compiles in 6 s rolled, while the largest bundled kernel (6,960)
-// takes seconds (docs/gpu.md, "Unrolling").
-constexpr int64_t kUnrollBudget = 8192;
+// Lane loops are unrolled (register arrays need constant indices to stay in registers), up to a budget
+// per kernel on the unrolled code: each unrolled iteration counts 1, and each pull in it counts its
+// shuffles (one per slot it may read). A kernel over the budget is emitted with its loops rolled, so its
+// arrays live in local memory (L1). NVVM's full unrolling at -O3 goes superlinear in that code: 9,632
+// iterations that each pull a 32-slot transpose did not build in 100 s, while channel shuffle b32's
+// 9,625 move iterations build in 6 s and run 4.7x faster unrolled (docs/gpu.md, "Unrolling").
+constexpr int64_t kUnrollBudget = 12288;
 constexpr const char* kUnroll = "#pragma unroll\n";
 
 // The kernel's text with every `#pragma unroll` made `#pragma unroll 1`, and a comment saying why.
 std::string rolled(const std::string& text, int64_t iterations) {
-  std::string out = "\n// " + std::to_string(iterations) + " unrolled lane-loop iterations, over the budget of " +
+  std::string out = "\n// " + std::to_string(iterations) + " units of unrolled code (iterations and their pulls' shuffles), over the budget of " +
                     std::to_string(kUnrollBudget) + ": loops stay rolled and register arrays live in local memory.";
   const size_t len = std::string(kUnroll).size();
   size_t at = 0;
@@ -65,6 +65,7 @@ class KernelWriter {
       std::ostringstream text;
       std::swap(os_, text);
       unrolled_ = 0;
+      loopTrips_ = 1;
       kernel(static_cast<int>(k));
       std::swap(os_, text);
       os_ << (unrolled_ > kUnrollBudget ? rolled(text.str(), unrolled_) : text.str());
@@ -84,7 +85,13 @@ class KernelWriter {
   // `#pragma unroll` for a loop of `trips` iterations, counted against the kernel's budget.
   std::string unroll(int64_t trips) {
     unrolled_ += trips;
+    loopTrips_ = trips;
     return kUnroll;
+  }
+  // A pull over slots [lo, hi] of the loop being written: its shuffles, on every unrolled iteration.
+  std::string pull(const std::string& array, const std::string& lo, const std::string& hi, int64_t slots, const std::string& pos) {
+    unrolled_ += slots * loopTrips_;
+    return "gir_pull(" + array + ", " + lo + ", " + hi + ", " + pos + ")";
   }
   const BufferPlan& bufOf(SliceId s) const { return p_.buffers[g_.slice(s).buffer.value]; }
   bool isMemory(SliceId s) const { return bufOf(s).placement != Placement::Registers; }
@@ -313,7 +320,7 @@ class KernelWriter {
       }
       if (loop.extra.empty()) {
         std::string lo = "t + " + str(floorDiv(c, W_));
-        return "gir_pull(" + bp.ident + ", " + lo + ", " + lo + " + 1, " + str(rel) + " + " + eVar + ")";
+        return pull(bp.ident, lo, lo + " + 1", 2, str(rel) + " + " + eVar);
       }
     }
     int64_t lo = rel, hi = rel;
@@ -324,7 +331,7 @@ class KernelWriter {
     }
     std::string disp = displacementExpr(sl, eVar);
     std::string pos = disp == "0" ? str(rel) : rel ? str(rel) + " + " + disp : disp;
-    return "gir_pull(" + bp.ident + ", " + str(lo / W_) + ", " + str(hi / W_) + ", " + pos + ")";
+    return pull(bp.ident, str(lo / W_), str(hi / W_), hi / W_ - lo / W_ + 1, pos);
   }
 
   // Writes value `v` to element `e` of the output; distributed loops own the element through `shift`.
@@ -652,7 +659,8 @@ class KernelWriter {
   int64_t W_;
   bool cuda_;
   std::ostringstream os_;
-  int64_t unrolled_ = 0;  // iterations of the current kernel's unrolled loops
+  int64_t unrolled_ = 0;   // units of the current kernel's unrolled code (see kUnrollBudget)
+  int64_t loopTrips_ = 1;  // trips of the lane loop being written
   std::set<uint32_t> readSince_, writtenSince_;
   int kernel_ = 0;                 // the kernel being written
   std::set<uint32_t> values_;      // its lane chains' value buffers (no array)
