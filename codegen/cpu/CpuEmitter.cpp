@@ -13,6 +13,7 @@
 #include "codegen/schedule/BlockOrder.h"
 #include "codegen/schedule/GuardDispatch.h"
 #include "codegen/schedule/LoopBands.h"
+#include "core/gir/Printer.h"
 
 namespace gir::codegen::cpu {
 
@@ -115,8 +116,21 @@ struct StageEmitter {
     bool guard = guarded(c, grp);
     if (guard) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
     if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, values);
-    else if (auto s = emitNode(w, c, grp.nodes[0]); !s && status) status = s;
+    else if (grp.readsThroughMove && values[c.g.slice(c.g.node(grp.nodes[0]).outputs[0]).buffer.value]) throughMove(grp);
+    else
+      for (NodeId id : grp.nodes) keep(emitNode(w, c, id));
     if (guard) w.close();
+  }
+
+  void keep(const Status& s) {
+    if (!s && status) status = s;
+  }
+
+  // A lone move and the reduce that reads it: the reduce reads the move's source (FusedLoops.h).
+  void throughMove(const LoopGroup& grp) {
+    w.line("// node " + std::to_string(grp.nodes[0].value) + ": " + describeNode(c.g, grp.nodes[0]) + " (read through by node " +
+           std::to_string(grp.nodes[1].value) + ": a move into registers is a load)");
+    keep(emitNode(w, c, grp.nodes[1], &grp.nests[0].inputs[0]));
   }
 
   // Bands on pairwise disjoint domains, sorted by domain (GuardDispatch.h).

@@ -40,8 +40,9 @@ std::string affineExpr(const AffineIndex& a);
 // A float literal that reads back as the float nearest to v ("1.0f", "1e-05f", "INFINITY").
 std::string floatLiteral(double v);
 
-// Emits the node's statements (inside a scope of its own) into w.
-Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id);
+// Emits the node's statements (inside a scope of its own) into w. With `firstInput`, the node reads
+// that operand (a move's source, LoopGroup::readsThroughMove) in place of its first input.
+Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id, const NestOperand* firstInput = nullptr);
 
 // Emits fused groups (codegen/schedule/FusedLoops.h) that share their outer loops [0, depth)
 // (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented

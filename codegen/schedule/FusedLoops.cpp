@@ -119,6 +119,16 @@ LoopGroup single(NodeId id, LoopNest nest, bool fused) {
   return grp;
 }
 
+// True when `last` is a lone move whose output the reduce `id` (not fusable) reads element for
+// element, over the same space and unit domain.
+bool movesIntoReduce(const Graph& g, const LoopGroup& last, NodeId id, const LoopNest& nest) {
+  if (!last.fused || last.nodes.size() != 1 || g.node(last.nodes[0]).kind() != NodeKind::Move || !isReduce(g, id)) return false;
+  const LoopNest& move = last.nests[0];
+  if (move.extents != nest.extents || nest.inputs.size() != 1 || nest.inputs[0].staged) return false;
+  if (g.domainOf(g.node(last.nodes[0])) != g.domainOf(g.node(id))) return false;
+  return sameWalk(g, move.output, nest.inputs[0]) && bufferOf(g, move.inputs[0]) != bufferOf(g, move.output);
+}
+
 }  // namespace
 
 std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
@@ -154,6 +164,15 @@ std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
       continue;
     }
     close();
+    if (!canFuse && !out.empty() && movesIntoReduce(g, out.back(), id, *nest)) {
+      LoopGroup& pair = out.back();
+      pair.fused = false;
+      pair.readsThroughMove = true;
+      pair.nodes.push_back(id);
+      pair.nests.push_back(std::move(*nest));
+      pair.reduced = pair.nests.back().reduced;
+      continue;
+    }
     if (!canFuse) {
       out.push_back(single(id, std::move(*nest), false));
       continue;
@@ -181,6 +200,7 @@ std::vector<bool> valueBuffers(const Graph& g, const Schedule& s, const std::vec
       for (const auto* list : {&n.inputs, &n.outputs})
         for (SliceId sl : *list) ++accesses[g.slice(sl).buffer.value];
     }
+    if (grp.readsThroughMove) served[bufferOf(g, grp.nests[0].output).value] += 2;  // the move's write, the reduce's read
     if (!grp.fused) continue;
     for (size_t k = 0; k < grp.nodes.size(); ++k) {
       if (!isReduce(g, grp.nodes[k])) ++served[bufferOf(g, grp.nests[k].output).value];  // the write

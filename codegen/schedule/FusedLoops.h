@@ -23,6 +23,11 @@ struct LoopGroup {
   std::vector<LoopNest> nests;  // per node
   std::vector<int64_t> extents;
   std::vector<bool> reduced;    // per loop of `extents`
+  // Not fused, two nodes: a lone move and, right after it on the same domain and space, the reduce
+  // that reads what it wrote element for element. Where the move's buffer needs no storage
+  // (valueBuffers), the reduce reads the move's source and the move is not emitted: a move into
+  // registers is a load (docs/cpu.md, "Reductions").
+  bool readsThroughMove = false;
 };
 
 // The stage's nodes as loop groups, in an order that respects every dependence. A node joins the

@@ -199,6 +199,42 @@ reduce.sum axes[1] %s0 -> %s1
   CHECK(check->close);
 }
 
+namespace {
+
+// A column strip per unit, loaded into registers and summed over its rows (ReduceSum over columns'
+// unit kernel, small): `rows` x 8 per unit, 4 units, `extra` adds a second reader of the strip.
+Graph columnStripSum(int rows, bool extra) {
+  std::string r = std::to_string(rows), n = std::to_string(rows * 32);
+  std::string text = "gir @colsum target=cpu-host units=4 block=1\nlevel dram device\nlevel local unit capacity=32768\n"
+                     "%x = buffer dram f32[" + n + "] input\n%y = buffer dram f32[32] output\n"
+                     "%r = buffer local f32[" + n + "]\n%xs = slice %x offset(8*u) shape[" + r + ",8] strides[32,1]\n"
+                     "%rs = slice %r offset(" + std::to_string(rows * 8) + "*u) shape[" + r + ",8] strides[8,1]\n"
+                     "%ys = slice %y offset(8*u) shape[8] strides[1]\nmove %xs -> %rs\nreduce.sum axes[0] %rs -> %ys\n";
+  if (extra) text += "%z = buffer dram f32[" + n + "] output\n%zs = slice %z offset(" + std::to_string(rows * 8) + "*u) shape[" + r +
+                     ",8] strides[8,1]\nmove %rs -> %zs\n";
+  return test::parseGirOrStop(text);
+}
+
+}  // namespace
+
+TEST_CASE("a column sum reads its strip where the move put it in registers, and adds rows in blocks of 4", "[cpu][emit][reduce]") {
+  // 64 rows: the reduce reads %x itself (no strip array), 16 row blocks of 4 in float into double lanes.
+  std::string blocked = test::requireKernelMatches(columnStripSum(64, false), {1, 2, 3});
+  CHECK(countOf(blocked, "(read through by node 1: a move into registers is a load)") == 1);
+  CHECK(countOf(blocked, "float r[") == 0);
+  CHECK(countOf(blocked, "i0 < 64; i0 += 4)") == 1);
+  CHECK(countOf(blocked, "in0[i0*32 + i1 + 96]") == 1);
+  // 6 rows: not whole blocks, so one double add per row; the strip is still read in place.
+  std::string rows = test::requireKernelMatches(columnStripSum(6, false), {1, 2});
+  CHECK(countOf(rows, "read through") == 1);
+  CHECK(countOf(rows, "+= 4)") == 0);
+  // A second reader of the strip: the strip is stored, the move emitted, the reduce reads the array.
+  std::string stored = test::requireKernelMatches(columnStripSum(64, true), {1, 2});
+  CHECK(countOf(stored, "read through") == 0);
+  CHECK(countOf(stored, "alignas(64) float r[512];") == 1);
+  CHECK(countOf(stored, "i0 < 64; i0 += 4)") == 1);
+}
+
 TEST_CASE("schedule: stages at block syncs, kernels at device syncs, placement by scope and lifetime", "[cpu][schedule]") {
   Graph g = test::parseGirFileOrStop("tests/golden/gir/softmax_block.gir");
   auto s = buildSchedule(g);
