@@ -82,7 +82,10 @@ void cal_cache_copy(int64_t n, int passes) {
     if (x[0] < 0) sink = x[0];
   }
 }
-// Every thread evaluates the prelude's girExp over its own L1-sized array `passes` times: the rate of
+)CPP";
+
+// Compiled as the kernels that compute transcendentals are (wideVectorsBegin, CpuPrelude.h).
+constexpr const char* kExpSource = R"CPP(// Every thread evaluates the prelude's girExp over its own L1-sized array `passes` times: the rate of
 // the transcendentals as generated kernels compute them.
 void cal_exp(int64_t n, int passes) {
 #pragma omp parallel
@@ -98,7 +101,9 @@ void cal_exp(int64_t n, int passes) {
     }
   }
 }
-void cal_barriers(int reps) {
+)CPP";
+
+constexpr const char* kBenchTail = R"CPP(void cal_barriers(int reps) {
 #pragma omp parallel
   for (int r = 0; r < reps; ++r) {
 #pragma omp barrier
@@ -185,7 +190,8 @@ std::string Calibration::str() const {
 Expected<Calibration> calibrate(const CalibrationOptions& o) {
   CompileOptions co = o.compile;
   co.optLevel = "-O3";
-  auto obj = compileSource(std::string(cpuPrelude()) + kBenchSource, co);
+  auto obj = compileSource(std::string(cpuPrelude()) + kBenchSource + std::string(wideVectorsBegin()) + kExpSource +
+                               std::string(wideVectorsEnd()) + kBenchTail, co);
   if (!obj) return obj.takeError();
   auto lib = loadLibrary(obj->objectPath);
   if (!lib) return lib.takeError();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/schedule/FusedLoops.h"
@@ -19,6 +20,7 @@ class CodeWriter {
   void open(const std::string& head) { line(head.empty() ? "{" : head + " {"); ++indent_; }
   void close(const std::string& tail = "}") { --indent_; line(tail); }
   void blank() { text_ += "\n"; }
+  void raw(std::string_view lines) { text_ += lines; }  // whole lines, written as they are (pragmas)
   const std::string& text() const { return text_; }
 
  private:

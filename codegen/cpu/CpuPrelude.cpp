@@ -162,4 +162,11 @@ inline float girOnePlusErf(float x) {
 )CPP";
 }
 
+std::string_view wideVectorsBegin() {
+  return "// computes transcendentals: 512-bit vectors preferred (docs/cpu.md, \"Vector width\")\n"
+         "#pragma GCC push_options\n#pragma GCC target(\"prefer-vector-width=512\")\n";
+}
+
+std::string_view wideVectorsEnd() { return "#pragma GCC pop_options\n"; }
+
 }  // namespace gir::codegen::cpu

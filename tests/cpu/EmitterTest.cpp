@@ -50,6 +50,10 @@ TEST_CASE("an elementwise chain (GELU's plan) is one loop whose register values 
   CHECK(countOf(code, "alignas(64) float") == 0);  // no per-unit arrays: every intermediate is a value
   CHECK(countOf(code, "const float v") == 6);      // the erf is emitted with its add of 1
   CHECK(countOf(code, "girOnePlusErf(v1)") == 1);
+  // The kernel computes erf: its function sits in a region with 512-bit vectors preferred, closed after it.
+  CHECK(countOf(code, "#pragma GCC target(\"prefer-vector-width=512\")") == 1);
+  CHECK(code.find("#pragma GCC pop_options") > code.find("void kernel0("));
+  CHECK(code.find("#pragma GCC pop_options") < code.find("extern \"C\""));
 }
 
 TEST_CASE("an erf goes into its add of 1 only when that add is its one reader", "[cpu][emit]") {
@@ -107,6 +111,8 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
   CHECK(countOf(code, "alignas(64) double lanes") == 1);
   CHECK(countOf(code, "alignas(64) float lanes") == 1);
   CHECK(countOf(code, "reduction(+:acc") == 0);  // 768 is whole blocks: no tail loop
+  // rsqrt is no transcendental of the op table's: 256-bit vectors, as GCC prefers (docs/cpu.md, "Vector width").
+  CHECK(countOf(code, "prefer-vector-width") == 0);
 }
 
 TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one band per row", "[cpu][emit][fusion][band]") {

@@ -156,6 +156,9 @@ inline float girOnePlusErf(float x) {
 
 namespace {
 
+// computes transcendentals: 512-bit vectors preferred (docs/cpu.md, "Vector width")
+#pragma GCC push_options
+#pragma GCC target("prefer-vector-width=512")
 // kernel 0: 3 stage(s), 2 block sync(s); runs inside a parallel region, ends with the barrier of its omp for
 void kernel0(float* const* g) {
   float* const x = g[0];  // %x: dram f32[8,64] input, global (device-scope level)
@@ -280,6 +283,7 @@ void kernel0(float* const* g) {
     }
   }
 }
+#pragma GCC pop_options
 
 }  // namespace
 

@@ -156,6 +156,9 @@ inline float girOnePlusErf(float x) {
 
 namespace {
 
+// computes transcendentals: 512-bit vectors preferred (docs/cpu.md, "Vector width")
+#pragma GCC push_options
+#pragma GCC target("prefer-vector-width=512")
 // kernel 0: 1 stage(s), 0 block sync(s); runs inside a parallel region, ends with the barrier of its omp for
 void kernel0(float* const* g) {
   float* const x = g[0];  // %x: dram f32[16384] input, global (device-scope level)
@@ -238,6 +241,7 @@ void kernel0(float* const* g) {
     }
   }
 }
+#pragma GCC pop_options
 
 }  // namespace
 
