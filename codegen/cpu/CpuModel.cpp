@@ -79,7 +79,7 @@ void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& 
     UnitDomain d = g.domainOf(n);
     int64_t units = d.end - d.begin;
     km.flops += nodeFlops(g, n, grp.fused && codegen::invariantDivisor(g, grp, invariant, k)) * units;
-    if (n.kind() == NodeKind::Elementwise && callsTranscendental(std::get<ElementwisePayload>(n.payload)))
+    if (callsTranscendental(n))
       km.transcendentals += g.slice(n.outputs[0]).numel() * units;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       BufferId b = g.slice(n.inputs[i]).buffer;

@@ -24,4 +24,8 @@ bool callsTranscendental(const ElementwisePayload& p) {
   return isTranscendental(p.op) && !square;
 }
 
+bool callsTranscendental(const Node& n) {
+  return n.kind() == NodeKind::Elementwise && callsTranscendental(std::get<ElementwisePayload>(n.payload));
+}
+
 }  // namespace gir::codegen::cpu

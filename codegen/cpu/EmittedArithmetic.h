@@ -22,5 +22,7 @@ bool dividesByInvariantReciprocal(const ElementwisePayload& p, bool divisorInvar
 // Whether the emitted code calls a transcendental for the op: pow by an immediate 2 compiles to a
 // multiply (GCC turns powf(x, 2.0f) into x * x, exactly).
 bool callsTranscendental(const ElementwisePayload& p);
+// The same for a node: an elementwise node whose op calls a transcendental.
+bool callsTranscendental(const Node& n);
 
 }  // namespace gir::codegen::cpu
