@@ -108,7 +108,8 @@ struct BandRef {
 struct StageEmitter {
   CodeWriter& w;
   const EmitContext& c;
-  const std::vector<bool>& values;
+  const std::vector<bool>& values;  // buffers whose writers store nothing: values, and copies' sources
+  const std::vector<BufferHome>& homes;
   Status& status;
 
   void band(const BandRef& b) {
@@ -116,11 +117,21 @@ struct StageEmitter {
     UnitDomain d = domainOf(c, grp);
     bool guard = guarded(c, grp);
     if (guard) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
-    if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, values);
+    if (b.groups.size() == 1 && std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId id) { return dropsStores(id); }))
+      for (NodeId id : grp.nodes) emitDroppedCopy(w, c, id);
+    else if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, values);
     else if (grp.readsThroughMove && values[c.g.slice(c.g.node(grp.nodes[0]).outputs[0]).buffer.value]) throughMove(grp);
     else
-      for (NodeId id : grp.nodes) keep(emitNode(w, c, id));
+      for (NodeId id : grp.nodes) {
+        if (dropsStores(id)) emitDroppedCopy(w, c, id);
+        else keep(emitNode(w, c, id));
+      }
     if (guard) w.close();
+  }
+
+  bool dropsStores(NodeId id) const {
+    const BufferHome& home = homes[c.g.slice(c.g.node(id).outputs[0]).buffer.value];
+    return home.kind == HomeKind::CopySource && home.copy == id;
   }
 
   void keep(const Status& s) {
@@ -151,8 +162,14 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   const Stage& st = k.stages[stage];
   std::vector<LoopGroup> groups = fuseStage(c.g, st);
   std::vector<bool> values = valueBuffers(c.g, c.schedule, groups);
+  std::vector<LoopBand> loopBands = bandGroups(c.g, groups);
+  std::vector<BufferHome> homes = bufferHomes(c.g, c.schedule, groups, loopBands, values, c.streamed);
+  for (size_t b = 0; b < homes.size(); ++b) {
+    if (!onStack(c.schedule.buffers[b])) homes[b] = {};  // a thread-scratch instance keeps its place (emitKernel)
+    if (homes[b].kind == HomeKind::CopySource) values[b] = true;  // its copy stores nothing
+  }
   std::vector<BandRef> bands;
-  for (const LoopBand& b : bandGroups(c.g, groups)) {
+  for (const LoopBand& b : loopBands) {
     bands.push_back({{}, b.depth});
     for (size_t i : b.groups) bands.back().groups.push_back(&groups[i]);
   }
@@ -160,12 +177,15 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
                                                                 std::to_string(stage - 1) + ")" : ""));
   w.open("for (int64_t u = u0; u < u1; ++u)");
   for (const BufferPlan& p : c.schedule.buffers) {
-    if (!onStack(p) || p.kernel != k.index || values[p.buffer.value]) continue;
+    const BufferHome& home = homes[p.buffer.value];
+    if (!onStack(p) || p.kernel != k.index || (values[p.buffer.value] && home.kind == HomeKind::Own)) continue;
     bool used = false;
     for (NodeId id : st.nodes) used = used || touches(c.g, id, p.buffer);
-    if (used) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
+    if (!used) continue;
+    if (home.kind == HomeKind::Own) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
+    else w.line(homePointer(c, p.buffer, home));
   }
-  StageEmitter emit{w, c, values, status};
+  StageEmitter emit{w, c, values, homes, status};
   std::vector<std::optional<UnitDomain>> domains;
   for (const BandRef& b : bands)
     domains.push_back(guarded(c, *b.groups.front()) ? std::optional(domainOf(c, *b.groups.front())) : std::nullopt);

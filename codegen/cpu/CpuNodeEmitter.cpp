@@ -574,6 +574,20 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
   w.close();
 }
 
+std::string homePointer(const EmitContext& c, BufferId b, const BufferHome& home) {
+  std::string why = home.kind == HomeKind::CopySource ? "the slice node " + std::to_string(home.copy.value) + " copies, which nothing here writes"
+                                                      : "the output its last readers write at the same elements";
+  return "float* const " + c.names[b.value] + " = " + sliceBase(c, home.slice) + ";  // %" + c.g.buffer(b).name + " lives in " +
+         sliceComment(c, home.slice) + ": " + why + " (docs/cpu.md, \"Buffer homes\")";
+}
+
+void emitDroppedCopy(CodeWriter& w, const EmitContext& c, NodeId id) {
+  const Node& n = c.g.node(id);
+  w.line("// node " + std::to_string(id.value) + ": " + describeNode(c.g, id) + " (stores nothing: its output lives in its input)");
+  SliceId src = n.inputs[0];
+  if (c.instrument && isDevice(c, src)) w.line("GIR_COUNT(" + std::to_string(4 * c.g.slice(src).numel()) + "LL);");
+}
+
 Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id, const NestOperand* firstInput) {
   auto nest = loopNestOf(c.g, id);
   if (!nest) return nest.takeError();

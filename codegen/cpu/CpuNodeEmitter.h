@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/schedule/BufferHomes.h"
 #include "codegen/schedule/FusedLoops.h"
 #include "codegen/schedule/LoopNest.h"
 #include "codegen/schedule/Schedule.h"
@@ -45,6 +46,15 @@ std::string floatLiteral(double v);
 // Emits the node's statements (inside a scope of its own) into w. With `firstInput`, the node reads
 // that operand (a move's source, LoopGroup::readsThroughMove) in place of its first input.
 Status emitNode(CodeWriter& w, const EmitContext& c, NodeId id, const NestOperand* firstInput = nullptr);
+
+// The declaration of a per-unit buffer whose instance lives elsewhere (codegen/schedule/BufferHomes.h):
+// a pointer to the slice that holds it, with a comment saying why.
+std::string homePointer(const EmitContext& c, BufferId b, const BufferHome& home);
+
+// A move that stores nothing, as its buffer is the slice it copies (HomeKind::CopySource): its comment,
+// and in instrumented builds the count of the device reads it stands for (its readers read that slice
+// through the buffer's name, which is not device memory).
+void emitDroppedCopy(CodeWriter& w, const EmitContext& c, NodeId id);
 
 // Emits fused groups (codegen/schedule/FusedLoops.h) that share their outer loops [0, depth)
 // (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented

@@ -127,4 +127,10 @@ std::vector<LoopBand> bandGroups(const Graph& g, const std::vector<LoopGroup>& g
   return bands;
 }
 
+bool bandPartitions(const Graph& g, const std::vector<const LoopGroup*>& members, BufferId b, size_t depth) {
+  std::vector<Access> accesses;
+  for (const LoopGroup* grp : members) collect(g, *grp, b, accesses);
+  return accesses.empty() || partitioned(g, accesses, depth);
+}
+
 }  // namespace gir::codegen

@@ -29,4 +29,8 @@ struct LoopBand {
 std::vector<LoopBand> bandGroups(const Graph& g, const std::vector<LoopGroup>& groups,
                                  int64_t minInnerIterations = kBandMinInnerIterations);
 
+// True when every access of `b` by the members is cut by loops [0, depth) into the same disjoint cell per
+// outer iteration (the test above, for one buffer): outer iteration i touches no cell of another.
+bool bandPartitions(const Graph& g, const std::vector<const LoopGroup*>& members, BufferId b, size_t depth);
+
 }  // namespace gir::codegen

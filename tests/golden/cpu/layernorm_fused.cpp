@@ -167,15 +167,14 @@ void kernel0(float* const* g) {
     const int64_t u0 = blk * 4, u1 = std::min<int64_t>(u0 + 4, 64);
     // stage 0
     for (int64_t u = u0; u < u1; ++u) {
-      alignas(64) float ln_in0[768];  // %ln_in0: local f32[49152], per-unit (unit-scope level used inside one stage)
+      float* const ln_in0 = x + (768*u);  // %ln_in0 lives in %x[768*u +: 768]: the slice node 0 copies, which nothing here writes (docs/cpu.md, "Buffer homes")
       alignas(64) float ln_1_out[1];  // %ln_1_out: local f32[64], per-unit (unit-scope level used inside one stage)
-      alignas(64) float ln_4_in0[768];  // %ln_4_in0: local f32[49152], per-unit (unit-scope level used inside one stage)
+      float* const ln_4_in0 = y + (768*u);  // %ln_4_in0 lives in %y[768*u +: 768]: the output its last readers write at the same elements (docs/cpu.md, "Buffer homes")
       alignas(64) float ln_6_out[1];  // %ln_6_out: local f32[64], per-unit (unit-scope level used inside one stage)
       alignas(64) float ln_8_out[1];  // %ln_8_out: local f32[64], per-unit (unit-scope level used inside one stage)
       // one loop nest over [768] for nodes 0, 1, 2, the innermost loop reduced
       {
         const float* const in0_0 = x + (768*u);  // %x[768*u +: 768]
-        float* const out0 = ln_in0;  // %ln_in0[768*u +: 1,768]
         float* const out2 = ln_1_out;  // %ln_1_out[u +: 1,1]
         alignas(64) double lanes2[16] = {};
         for (int64_t block0 = 0; block0 < 768; block0 += 64) {
@@ -186,7 +185,6 @@ void kernel0(float* const* g) {
               const int64_t i0 = step0 + lane0;
               // node 0: move %s0 -> %s1
               const float v0 = in0_0[i0];
-              out0[i0] = v0;
               // node 1: ew.div %s1, 768.0 -> %s2
               const float v1 = (v0 * 0.00130208337f);
               // node 2: reduce.sum axes[1] %s2 -> %s3

@@ -168,14 +168,13 @@ void kernel0(float* const* g) {
     const int64_t u0 = blk * 4, u1 = std::min<int64_t>(u0 + 4, 8);
     // stage 0
     for (int64_t u = u0; u < u1; ++u) {
-      alignas(64) float softmax_in0[2048];  // %softmax_in0: local f32[16384], per-unit (unit-scope level used inside one stage)
+      float* const softmax_in0 = x + (2048*u);  // %softmax_in0 lives in %x[2048*u +: 2048]: the slice node 0 copies, which nothing here writes (docs/cpu.md, "Buffer homes")
       alignas(64) float softmax_out[16];  // %softmax_out: local f32[128], per-unit (unit-scope level used inside one stage)
-      alignas(64) float softmax_4_in0[2048];  // %softmax_4_in0: local f32[16384], per-unit (unit-scope level used inside one stage)
+      float* const softmax_4_in0 = y + (2048*u);  // %softmax_4_in0 lives in %y[2048*u +: 2048]: the output its last readers write at the same elements (docs/cpu.md, "Buffer homes")
       alignas(64) float softmax_4_out[16];  // %softmax_4_out: local f32[128], per-unit (unit-scope level used inside one stage)
       // one band: 3 loop nests share their outer loops [16]
       {
         const float* const in0_0 = x + (2048*u);  // %x[2048*u +: 2048]
-        float* const out0 = softmax_in0;  // %softmax_in0[2048*u +: 1,1,16,128]
         float* const out1 = softmax_out;  // %softmax_out[16*u +: 1,1,16]
         const float* const in2_0 = softmax_out;  // %softmax_out[16*u +: 1,1,16]
         const float* const in3_0 = softmax_in0;  // %softmax_in0[2048*u +: 1,1,16,128]
@@ -191,7 +190,6 @@ void kernel0(float* const* g) {
           for (int64_t i1 = 0; i1 < 128; ++i1) {
             // node 0: move %s0 -> %s1
             const float v0 = in0_0[i0*128 + i1];
-            out0[i0*128 + i1] = v0;
             // node 1: reduce.max axes[3] %s1 -> %s2
             acc1 = std::max(acc1, v0);
           }
