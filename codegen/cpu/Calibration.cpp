@@ -142,18 +142,34 @@ double medianSeconds(Call call, int repeats) {
   return s[s.size() / 2];
 }
 
+constexpr int kWarmCopySweeps = 3;
+
 // The plain and the streaming copy, each repeated over the same two arrays, at footprints (bytes read +
 // written) of 2 to 256 MiB: the warm-copy curve. Footprints past the two arrays' `maxElements` are not
-// measured.
+// measured. The footprints are swept `sweeps` times and each point is the median of its sweeps: a
+// disturbance of a second or two (this host's neighbours) then spoils one sweep of a point, not the
+// point. One sweep had put 7 GB/s at 48 MiB between 58 at 32 and 54 at 64, and the model priced every
+// eager plan of that footprint at it (docs/cpu.md, "Calibration").
 template <typename Plain, typename Streaming>
-std::vector<WarmCopyPoint> warmCopyCurve(int64_t maxElements, Plain plainS, Streaming streamingS) {
+std::vector<WarmCopyPoint> warmCopyCurve(int64_t maxElements, int sweeps, Plain plainS, Streaming streamingS) {
+  std::vector<int64_t> footprints;
+  for (int64_t mib : {2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256})
+    if ((mib << 20) / 8 <= maxElements) footprints.push_back(mib << 20);
+  std::vector<std::vector<double>> plain(footprints.size()), streaming(footprints.size());
+  for (int sweep = 0; sweep < sweeps; ++sweep)
+    for (size_t i = 0; i < footprints.size(); ++i) {
+      int64_t elements = footprints[i] / 8 / 2048 * 2048;  // half read, half written, whole rows
+      plain[i].push_back(plainS(elements));
+      streaming[i].push_back(streamingS(elements));
+    }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   std::vector<WarmCopyPoint> curve;
-  for (int64_t mib : {2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256}) {
-    int64_t f = mib << 20;
-    if (f / 8 > maxElements) continue;
-    int64_t elements = f / 8 / 2048 * 2048;  // half read, half written, whole rows
-    double bytes = 8.0 * static_cast<double>(elements);
-    curve.push_back(WarmCopyPoint{f, bytes / plainS(elements) / 1e9, bytes / streamingS(elements) / 1e9});
+  for (size_t i = 0; i < footprints.size(); ++i) {
+    double bytes = 8.0 * static_cast<double>(footprints[i] / 8 / 2048 * 2048);
+    curve.push_back(WarmCopyPoint{footprints[i], bytes / median(plain[i]) / 1e9, bytes / median(streaming[i]) / 1e9});
   }
   return curve;
 }
@@ -225,8 +241,10 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
   auto streamS = sortedSeconds([&] { streamCopy(a.get(), b.get(), n); }, o.repeats);
   c.streamingCopyGBs = 8.0 * static_cast<double>(n) / streamS[streamS.size() / 2] / 1e9;
-  c.warmCopy = warmCopyCurve(n, [&](int64_t m) { return medianSeconds([&] { copy(a.get(), b.get(), m); }, o.repeats); },
-                             [&](int64_t m) { return medianSeconds([&] { streamCopy(a.get(), b.get(), m); }, o.repeats); });
+  // As many calls as one sweep of o.repeats: kWarmCopySweeps sweeps of a third each (at least 3 calls).
+  int perSweep = std::max(3, o.repeats / kWarmCopySweeps);
+  c.warmCopy = warmCopyCurve(n, kWarmCopySweeps, [&](int64_t m) { return medianSeconds([&] { copy(a.get(), b.get(), m); }, perSweep); },
+                             [&](int64_t m) { return medianSeconds([&] { streamCopy(a.get(), b.get(), m); }, perSweep); });
   c.streamStoreAboveBytes = streamingCrossover(c.warmCopy);
   const int passes = 200;
   int64_t tileN = o.tileArrayBytes / 4, localN = o.localArrayBytes / 4;
