@@ -22,7 +22,7 @@ namespace {
 
 bool reservedName(const std::string& s) {
   static const std::set<std::string> kReserved = {
-      "u", "u0", "u1", "blk", "visit", "g", "acc", "out", "tout", "scratch", "std", "int", "float", "double", "char", "long",
+      "u", "u0", "u1", "blk", "visit", "line", "g", "acc", "out", "tout", "scratch", "std", "int", "float", "double", "char", "long",
       "short", "bool", "void", "auto", "const", "static", "for", "if", "else", "do", "while", "return", "switch",
       "case", "default", "break", "continue", "new", "delete", "this", "class", "struct", "union", "enum",
       "namespace", "template", "typename", "using", "operator", "true", "false", "signed", "unsigned", "volatile",

@@ -3,6 +3,7 @@
 // loop, packing of staged operands, and in instrumented builds the byte count of every device access.
 #include "codegen/cpu/CpuNodeEmitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -548,6 +549,36 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   });
 }
 
+// Prefetching the next unit (docs/cpu.md, "Prefetching the next unit"): in a band whose outer iteration
+// reads a short cell of a device input (a softmax row of 128 or 256), that cell of unit u + 1 is
+// prefetched at the same outer iteration, so its lines arrive while this unit computes. Long cells (a
+// LayerNorm row of 1,024) gained nothing: the hardware prefetcher follows them.
+constexpr int64_t kPrefetchCellLimit = 256;  // floats
+
+void emitNextUnitPrefetch(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth) {
+  std::vector<std::pair<SliceId, std::vector<int64_t>>> done;
+  for (const LoopGroup* grp : band)
+    for (size_t k = 0; k < grp->nodes.size(); ++k)
+      for (size_t i = 0; i < grp->nests[k].inputs.size(); ++i) {
+        const NestOperand& op = grp->nests[k].inputs[i];
+        const MemorySlice& sl = c.g.slice(op.slice);
+        if (!isDevice(c, op.slice) || op.staged || forwardedFrom(c.g, *grp, k, i) >= 0 || sl.offset.terms().size() != 1) continue;
+        const UnitTerm& t = sl.offset.terms()[0];
+        if (t.kind != UnitTermKind::Identity || t.coeff <= 0) continue;
+        int64_t cell = 1;
+        for (size_t d = depth; d < op.strides.size(); ++d) cell += op.strides[d] < 0 ? kPrefetchCellLimit : (grp->extents[d] - 1) * op.strides[d];
+        std::vector<int64_t> outer(op.strides.begin(), op.strides.begin() + static_cast<long>(depth));
+        bool seen = std::any_of(done.begin(), done.end(), [&](const auto& p) { return c.g.slice(p.first).samePattern(sl) && p.second == outer; });
+        if (cell > kPrefetchCellLimit || seen) continue;
+        done.push_back({op.slice, outer});
+        std::string at = "in" + std::to_string(grp->nodes[k].value) + "_" + std::to_string(i) + " + " + intLiteral(t.coeff);
+        std::string row = indexExpr(outer);
+        if (row != "0") at += " + " + row;
+        w.line("for (int64_t line = 0; line < " + intLiteral(cell) + "; line += 16) __builtin_prefetch(" + at +
+               " + line);  // this cell of the next unit");
+      }
+}
+
 }  // namespace
 
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
@@ -566,6 +597,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
   w.open("");
   for (const LoopGroup* grp : band) declarePointers(w, c, *grp, values);
   emitLoops(w, band.front()->extents, 0, depth, "", 0, [&] {
+    emitNextUnitPrefetch(w, c, band, depth);
     for (const LoopGroup* grp : band) {
       w.line(groupHeading(*grp));
       emitGroupLoops(w, c, *grp, depth, values);

@@ -113,6 +113,7 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
   CHECK(countOf(code, "reduction(+:acc") == 0);  // 768 is whole blocks: no tail loop
   // rsqrt is no transcendental of the op table's: 256-bit vectors, as GCC prefers (docs/cpu.md, "Vector width").
   CHECK(countOf(code, "prefer-vector-width") == 0);
+  CHECK(countOf(code, "__builtin_prefetch") == 0);  // rows of 768: the hardware prefetcher follows them
 }
 
 TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one band per row", "[cpu][emit][fusion][band]") {
@@ -122,6 +123,9 @@ TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one
   // Each pass over a row of 128: the max and the divide as loops, the sum of exponentials in lane blocks.
   CHECK(countOf(code, "for (int64_t i1 ") == 2);
   CHECK(countOf(code, "const int64_t i1 = step1 + lane1;") == 1);
+  // Each row of 128 prefetches the same row of the next unit, once (x is the band's one device input).
+  CHECK(countOf(code, "__builtin_prefetch(in0_0 + 2048 + i0*128 + line)") == 1);
+  CHECK(countOf(code, "__builtin_prefetch") == 1);
 }
 
 TEST_CASE("a division by an immediate is a multiply by its reciprocal where that is a normal float", "[cpu][emit]") {
