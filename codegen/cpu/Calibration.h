@@ -38,6 +38,7 @@ struct Calibration {
   double streamingCopyGBs = 0;      // the copy with streaming stores from L1 rows, as kernels write streamed outputs
   int64_t streamStoreAboveBytes = 0;  // footprint above which that copy beats the plain one (0: never)
   std::vector<WarmCopyPoint> warmCopy;  // both copies repeated over the same arrays, at 2 to 256 MiB
+  double coldCopyGBs = 0;  // a 64 MiB-footprint copy right after the eviction `--measure --cold` makes
   int threads = 0;
   std::string str() const;
 };
@@ -55,7 +56,8 @@ constexpr double kClearStreamingWin = 1.1;
 int64_t streamingCrossover(const std::vector<WarmCopyPoint>& curve);
 
 // A copy of `base` with the measured figures written in: dram, tile and local bandwidths (levels by
-// scope), the transcendental rate, the streaming-store threshold, the device sync (barrier) and launch costs,
+// scope), the transcendental rate, the streaming-store threshold, the warm-copy curve and the cold copy,
+// the device sync (barrier) and launch costs,
 // max_units = threads. Block syncs stay free:
 // a block's units run in turn on one thread.
 HardwareDesc applyCalibration(HardwareDesc base, const Calibration& c);

@@ -152,17 +152,19 @@ int64_t deviceFootprint(const Graph& g, const HardwareDesc& hw) {
 constexpr double kTranscendentalFlops = 24;
 // What one byte of device traffic costs (CpuModel.h, "device rates"): a warm run over a footprint the
 // calibrated warm-copy curve covers copies at that curve's rate, where part of the data stays cached
-// between calls; a cold run, or a footprint under the curve's first point (priced by the cache levels
-// above), at the device level's STREAM bandwidth. Streamed writes at the streaming copy's rate.
+// between calls; a cold run at the calibrated cold copy's rate (what a copy moves right after the same
+// eviction), or without one at the device level's STREAM bandwidth, as does a footprint under the curve's
+// first point (priced by the cache levels above). Streamed writes at the streaming copy's rate.
 DeviceRates deviceRates(const HardwareDesc& hw, const GraphModel& m, CacheState cache) {
   DeviceRates r;
   const MemoryLevelDesc* dram = hw.dramLevel();
   r.plainGBs = r.streamingGBs = dram ? dram->bandwidthGBs : 0;
-  if (hw.warmCopy.empty()) return r;
   if (cache == CacheState::Cold) {
-    r.streamingGBs = hw.warmCopy.back().streamingGBs;
+    if (hw.coldCopyGBs > 0) r.plainGBs = hw.coldCopyGBs;
+    if (!hw.warmCopy.empty()) r.streamingGBs = hw.warmCopy.back().streamingGBs;
     return r;
   }
+  if (hw.warmCopy.empty()) return r;
   int64_t footprint = std::max(m.deviceFootprintBytes, hw.warmCopy.front().footprintBytes);
   r.plainGBs = hw.warmCopyGBs(footprint, false);
   r.streamingGBs = hw.warmCopyGBs(footprint, true);

@@ -209,6 +209,7 @@ Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::str
   hw.peakGflops = r.number(root, "peak_gflops", "", true, 0, 1e-9);
   hw.transcendentalGelems = r.number(root, "transcendental_gelems", "", false, 0, 0);
   hw.streamStoreAboveBytes = r.integer(root, "stream_store_above_bytes", "", false, 0, 0);
+  hw.coldCopyGBs = r.number(root, "cold_copy_gbs", "", false, 0, 0);
   readWarmCopy(r, root, hw);
   readAscend(r, root, hw);
   if (r.failed()) return r.error();
@@ -253,6 +254,7 @@ std::string hardwareToJson(const HardwareDesc& hw) {
                {"launch_cost_us", hw.launchCostUs}, {"peak_gflops", hw.peakGflops}};
   if (hw.transcendentalGelems > 0) root["transcendental_gelems"] = hw.transcendentalGelems;
   if (hw.streamStoreAboveBytes > 0) root["stream_store_above_bytes"] = hw.streamStoreAboveBytes;
+  if (hw.coldCopyGBs > 0) root["cold_copy_gbs"] = hw.coldCopyGBs;
   if (!hw.warmCopy.empty()) {
     json curve = json::array();
     for (const WarmCopyPoint& p : hw.warmCopy)

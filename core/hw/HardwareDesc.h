@@ -56,6 +56,11 @@ struct HardwareDesc {
   // footprints. A footprint that mostly stays in the caches copies faster than STREAM's. Empty: not
   // measured. `gir run --calibrate` measures it; the CPU cost model prices hot device traffic with it.
   std::vector<WarmCopyPoint> warmCopy;
+  // CPU: copy bandwidth (bytes read + written over time) right after the caches were evicted by writing
+  // twice the last-level cache, as `gir run --measure --cold` evicts them before each call; 0: not
+  // measured (a cold run is then priced at the device level's STREAM bandwidth). `gir run --calibrate`
+  // measures it; the CPU cost model prices cold device traffic with it.
+  double coldCopyGBs = 0;
   std::optional<AscendDesc> ascend;
 
   const MemoryLevelDesc* level(const std::string& name) const;

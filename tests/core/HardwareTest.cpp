@@ -47,6 +47,7 @@ TEST_CASE("the warm-copy curve reads, interpolates in log footprint, round-trips
   REQUIRE(base);
   CHECK_FALSE(base->warmCopy.empty());  // measured on the development VM (docs/hardware.md)
   base->warmCopy.clear();
+  base->coldCopyGBs = 0;
   CHECK(base->warmCopyGBs(64 << 20, false) == 0);  // no curve: not measured
   std::string text = hardwareToJson(*base);
   std::string curve = R"("warm_copy": [{"footprint_bytes": 2097152, "plain_gbs": 100, "streaming_gbs": 50},
@@ -60,9 +61,17 @@ TEST_CASE("the warm-copy curve reads, interpolates in log footprint, round-trips
   CHECK(hw->warmCopyGBs(4 << 20, false) == Approx(70));   // halfway in log(footprint)
   CHECK(hw->warmCopyGBs(4 << 20, true) == Approx(40));
   CHECK(hw->warmCopyGBs(int64_t{1} << 30, true) == Approx(30));
+  CHECK(hw->coldCopyGBs == 0);  // not measured
+  hw->coldCopyGBs = 21.5;
   auto again = parseHardwareDesc(hardwareToJson(*hw), "again");
   REQUIRE(again);
+  CHECK(again->coldCopyGBs == Approx(21.5));
   CHECK(hardwareToJson(*again) == hardwareToJson(*hw));
+  std::string negative = text;
+  negative.insert(negative.find('{') + 1, R"("cold_copy_gbs": -3,)");
+  auto refused = parseHardwareDesc(negative, "cold.json");
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.error().str(), Catch::Contains("cold.json") && Catch::Contains("cold_copy_gbs") && Catch::Contains("at least"));
   std::string misordered = text;
   misordered.replace(misordered.find("8388608"), 7, "1048576");
   auto bad = parseHardwareDesc(misordered, "curve.json");

@@ -47,7 +47,7 @@ move %r_u -> %y_u
 
 }  // namespace
 
-TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, cold runs at STREAM copy", "[cpu][model]") {
+TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, cold runs at the cold copy's", "[cpu][model]") {
   using codegen::cpu::CacheState;
   Graph g = test::parseGirOrStop(kRelu4MiB);
   auto hw = loadHardwareByName("cpu-host");
@@ -55,6 +55,7 @@ TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, 
   for (MemoryLevelDesc& l : hw->levels)
     if (l.scope == Scope::Device) l.bandwidthGBs = 10;
   hw->warmCopy.clear();
+  hw->coldCopyGBs = 0;
   const double mib = 1 << 20;
   auto warm = codegen::cpu::modelCpu(g, *hw);
   REQUIRE(warm.kernels.size() == 1);
@@ -73,6 +74,12 @@ TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, 
   CHECK(streamed.kernels[0].memoryUs == Approx(4 * mib / 40e3 + 4 * mib / 30e3));
   auto streamedCold = codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, 1});
   CHECK(streamedCold.kernels[0].memoryUs == Approx(4 * mib / 10e3 + 4 * mib / 25e3));
+  // A calibrated cold copy (the copy right after the eviction --cold makes) replaces STREAM for cold runs
+  // only; the streamed bytes keep the streaming rate.
+  hw->coldCopyGBs = 16;
+  CHECK(codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, -1}).kernels[0].memoryUs == Approx(8 * mib / 16e3));
+  CHECK(codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, 1}).kernels[0].memoryUs == Approx(4 * mib / 16e3 + 4 * mib / 25e3));
+  CHECK(codegen::cpu::modelCpu(g, *hw).kernels[0].memoryUs == Approx(8 * mib / 40e3));
 }
 
 TEST_CASE("pow by an immediate 2 is a multiply and pow by 3 a transcendental", "[cpu][model]") {

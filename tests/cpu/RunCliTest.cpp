@@ -130,6 +130,8 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK_FALSE(c->warmCopy.empty());  // 2 to 16 MiB with these arrays
   CHECK(hw.warmCopy.size() == c->warmCopy.size());
   CHECK(back->warmCopy.size() == c->warmCopy.size());
+  CHECK(c->coldCopyGBs > 0);  // after an eviction of twice the last-level cache, over the 16 MiB the arrays allow
+  CHECK(back->coldCopyGBs == Approx(c->coldCopyGBs));
 }
 
 TEST_CASE("the streaming threshold is the footprint before the first clear streaming win", "[cpu][calibrate]") {
