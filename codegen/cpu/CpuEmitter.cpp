@@ -88,8 +88,6 @@ bool isArgument(const Graph& g, const BufferPlan& p) {
   return p.placement == Placement::Global && !b.erased && (p.used || b.role != BufferRole::Temp);
 }
 
-constexpr int64_t kStackArrayLimit = 8192;  // floats: larger per-unit arrays go to the thread scratch
-
 bool onStack(const BufferPlan& p) { return p.placement == Placement::PerUnit && p.instanceSize <= kStackArrayLimit; }
 
 UnitDomain domainOf(const EmitContext& c, const LoopGroup& grp) { return c.g.domainOf(c.g.node(grp.nodes[0])); }  // all members share it
@@ -163,11 +161,10 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   std::vector<LoopGroup> groups = fuseStage(c.g, st);
   std::vector<bool> values = valueBuffers(c.g, c.schedule, groups);
   std::vector<LoopBand> loopBands = bandGroups(c.g, groups);
-  std::vector<BufferHome> homes = bufferHomes(c.g, c.schedule, groups, loopBands, values, c.streamed);
-  for (size_t b = 0; b < homes.size(); ++b) {
-    if (!onStack(c.schedule.buffers[b])) homes[b] = {};  // a thread-scratch instance keeps its place (emitKernel)
+  // A thread-scratch instance keeps its place (emitKernel carves it).
+  std::vector<BufferHome> homes = bufferHomes(c.g, c.schedule, groups, loopBands, values, c.streamed, kStackArrayLimit);
+  for (size_t b = 0; b < homes.size(); ++b)
     if (homes[b].kind == HomeKind::CopySource) values[b] = true;  // its copy stores nothing
-  }
   std::vector<BandRef> bands;
   for (const LoopBand& b : loopBands) {
     bands.push_back({{}, b.depth});

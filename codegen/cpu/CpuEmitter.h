@@ -14,6 +14,9 @@
 
 namespace gir::codegen::cpu {
 
+// Per-unit instances of at most this many floats are stack arrays; larger ones go to the thread scratch.
+constexpr int64_t kStackArrayLimit = 8192;
+
 struct CpuEmitOptions {
   // Instrumented build: every emitted load or store of a device-scope buffer adds its bytes to a
   // counter (gir_counted_bytes), so tests can compare the loops' traffic with the cost model.

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "codegen/cpu/CpuEmitter.h"
 #include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/StreamingStores.h"
+#include "codegen/schedule/BufferHomes.h"
 #include "codegen/schedule/FusedLoops.h"
 #include "codegen/schedule/LoopInvariants.h"
 
@@ -70,9 +72,10 @@ void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units,
 }
 
 // The accesses of one loop group as emitted (docs/cpu.md, "One loop nest per fused group"): a value
-// buffer is never stored or loaded, and a read served from a member's register costs nothing.
+// buffer is never stored or loaded, a read served from a member's register costs nothing, and a copy
+// whose buffer lives in its source stores nothing (docs/cpu.md, "Buffer homes").
 void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& grp, const std::vector<bool>& values,
-              const std::vector<bool>& streamed, KernelModel& km, KernelTraffic& t) {
+              const std::vector<codegen::BufferHome>& homes, const std::vector<bool>& streamed, KernelModel& km, KernelTraffic& t) {
   std::vector<bool> invariant = grp.fused ? codegen::innermostInvariant(g, grp) : std::vector<bool>(grp.nodes.size(), false);
   for (size_t k = 0; k < grp.nodes.size(); ++k) {
     const Node& n = g.node(grp.nodes[k]);
@@ -87,7 +90,8 @@ void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& 
       if (values[b.value] || (!device && codegen::forwardedFrom(g, grp, k, i) >= 0)) continue;
       addAccess(g, hw, n.inputs[i], units, t);
     }
-    if (values[g.slice(n.outputs[0]).buffer.value]) continue;
+    const uint32_t out = g.slice(n.outputs[0]).buffer.value;
+    if (values[out] || (homes[out].kind == codegen::HomeKind::CopySource && homes[out].copy == grp.nodes[k])) continue;
     addAccess(g, hw, n.outputs[0], units, t);
     if (streamsOutput(g, streamed, grp, k)) t.streamedBytes += g.slice(n.outputs[0]).numel() * 4 * units;
   }
@@ -220,7 +224,8 @@ GraphModel modelCpu(const Graph& g, const HardwareDesc& hw, const ModelOptions& 
     for (const codegen::Stage& st : ks.stages) {
       auto groups = codegen::fuseStage(g, st);
       auto values = codegen::valueBuffers(g, *schedule, groups);
-      for (const auto& grp : groups) addGroup(g, hw, grp, values, streamed, km, t);
+      auto homes = codegen::bufferHomes(g, *schedule, groups, codegen::bandGroups(g, groups), values, streamed, kStackArrayLimit);
+      for (const auto& grp : groups) addGroup(g, hw, grp, values, homes, streamed, km, t);
     }
     for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) km.dramBytes += bytes;
     km.bytesPerLevel = t.bytesPerLevel;

@@ -137,13 +137,14 @@ std::optional<BufferHome> outputHome(const Graph& g, const Schedule& s, const st
 
 std::vector<BufferHome> bufferHomes(const Graph& g, const Schedule& s, const std::vector<LoopGroup>& groups,
                                     const std::vector<LoopBand>& bands, const std::vector<bool>& values,
-                                    const std::vector<bool>& streamed) {
+                                    const std::vector<bool>& streamed, int64_t maxInstanceElements) {
   Uses u = collectUses(g, groups);
   std::vector<BufferHome> homes(g.buffers().size());
   std::vector<bool> claimed(g.buffers().size(), false);
   for (size_t b = 0; b < homes.size(); ++b) {
     const BufferPlan& p = s.buffers[b];
-    if (p.placement != Placement::PerUnit || p.deviceLevel || values[b] || u.inStage[b].empty() || (!streamed.empty() && streamed[b]))
+    if (p.placement != Placement::PerUnit || p.deviceLevel || values[b] || u.inStage[b].empty() || (!streamed.empty() && streamed[b]) ||
+        p.instanceSize > maxInstanceElements)
       continue;
     if (auto home = copySource(g, s, groups, u, b)) {
       homes[b] = *home;

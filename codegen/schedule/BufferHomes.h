@@ -28,10 +28,11 @@ struct BufferHome {
 };
 
 // Per buffer id, for the per-unit buffers of one stage (fuseStage's groups and their bands) that need
-// storage (not `values`) and are not written with streaming stores (`streamed`, per buffer id; empty:
-// none). Every other buffer is Own.
+// storage (not `values`), are not written with streaming stores (`streamed`, per buffer id; empty:
+// none) and whose instance has at most `maxInstanceElements` (a backend keeps larger ones where it
+// placed them). Every other buffer is Own.
 std::vector<BufferHome> bufferHomes(const Graph& g, const Schedule& s, const std::vector<LoopGroup>& groups,
                                     const std::vector<LoopBand>& bands, const std::vector<bool>& values,
-                                    const std::vector<bool>& streamed);
+                                    const std::vector<bool>& streamed, int64_t maxInstanceElements);
 
 }  // namespace gir::codegen

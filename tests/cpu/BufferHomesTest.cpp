@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/cpu/CpuCheck.h"
+#include "codegen/cpu/CpuEmitter.h"
 #include "codegen/cpu/CpuModel.h"
 #include "codegen/schedule/BufferHomes.h"
 #include "core/gir/Interpreter.h"
@@ -77,7 +78,7 @@ Homed homesOf(const std::string& text) {
   test::Fused f = test::fuse(text);
   std::vector<LoopBand> bands = bandGroups(f.g, f.groups);
   std::vector<bool> values = valueBuffers(f.g, f.schedule, f.groups);
-  std::vector<BufferHome> homes = bufferHomes(f.g, f.schedule, f.groups, bands, values, {});
+  std::vector<BufferHome> homes = bufferHomes(f.g, f.schedule, f.groups, bands, values, {}, codegen::cpu::kStackArrayLimit);
   return {std::move(f), std::move(homes)};
 }
 
