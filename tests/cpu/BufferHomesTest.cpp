@@ -56,12 +56,6 @@ ew.div %e_u, %sb_u -> %o_u
 move %o_u -> %y_u
 )";
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
 struct Homed {
   test::Fused fused;
   std::vector<BufferHome> homes;
@@ -114,7 +108,7 @@ TEST_CASE("buffer homes: softmax's copy of x is x, and its exponentials live in 
 
 TEST_CASE("buffer homes: an output that another node reads holds nothing else", "[cpu][homes]") {
   // A second output z reads y back: y's elements must be the softmax when z reads them.
-  std::string text = replaced(replaced(kSoftmax, "%a = buffer", "%z = buffer dram f32[1024] output\n%a = buffer"),
+  std::string text = test::replaced(test::replaced(kSoftmax, "%a = buffer", "%z = buffer dram f32[1024] output\n%a = buffer"),
                               "move %o_u -> %y_u\n",
                               "move %o_u -> %y_u\n%y_r = slice %y offset(256*u) shape[2,128] strides[128,1]\n"
                               "%z_u = slice %z offset(256*u) shape[2,128] strides[128,1]\nmove %y_r -> %z_u\n");
@@ -129,9 +123,9 @@ TEST_CASE("buffer homes: an output that another node reads holds nothing else", 
 TEST_CASE("buffer homes: one output holds at most one buffer", "[cpu][homes]") {
   // The divide also reads d (x minus its max), element for element: both d and e could live in y, and
   // only the first may.
-  std::string text = replaced(kSoftmax, "ew.div %e_u, %sb_u -> %o_u", "ew.div %e_u, %sb_u -> %q_u\new.add %q_u, %d_u -> %o_u");
-  text = replaced(text, "%o = buffer", "%q = buffer local f32[1024]\n%o = buffer");
-  text = replaced(text, "%o_u = slice", "%q_u = slice %q offset(256*u) shape[2,128] strides[128,1]\n%o_u = slice");
+  std::string text = test::replaced(kSoftmax, "ew.div %e_u, %sb_u -> %o_u", "ew.div %e_u, %sb_u -> %q_u\new.add %q_u, %d_u -> %o_u");
+  text = test::replaced(text, "%o = buffer", "%q = buffer local f32[1024]\n%o = buffer");
+  text = test::replaced(text, "%o_u = slice", "%q_u = slice %q offset(256*u) shape[2,128] strides[128,1]\n%o_u = slice");
   Homed h = homesOf(text);
   int inY = 0;
   for (const char* name : {"d", "e"})
@@ -143,9 +137,9 @@ TEST_CASE("buffer homes: one output holds at most one buffer", "[cpu][homes]") {
 TEST_CASE("buffer homes: a copy of what this kernel writes stays a copy", "[cpu][homes]") {
   // x is first negated into a DRAM temporary of the same kernel; the copy of that temporary keeps its
   // array: aliasing it would read memory that the kernel's own nodes write.
-  std::string text = replaced(kSoftmax, "%a = buffer", "%t = buffer dram f32[1024]\n%a = buffer");
-  text = replaced(text, "%a_u = slice", "%t_u = slice %t offset(256*u) shape[2,128] strides[128,1]\n%a_u = slice");
-  text = replaced(text, "move %x_u -> %a_u", "ew.neg %x_u -> %t_u\nmove %t_u -> %a_u");
+  std::string text = test::replaced(kSoftmax, "%a = buffer", "%t = buffer dram f32[1024]\n%a = buffer");
+  text = test::replaced(text, "%a_u = slice", "%t_u = slice %t offset(256*u) shape[2,128] strides[128,1]\n%a_u = slice");
+  text = test::replaced(text, "move %x_u -> %a_u", "ew.neg %x_u -> %t_u\nmove %t_u -> %a_u");
   Homed h = homesOf(text);
   CHECK(h.of("a").kind == HomeKind::Own);
   CHECK(h.of("e").kind == HomeKind::Output);
@@ -155,8 +149,8 @@ TEST_CASE("buffer homes: a copy of what this kernel writes stays a copy", "[cpu]
 TEST_CASE("buffer homes: a buffer the last group reads in another order stays an array", "[cpu][homes]") {
   // The divide reads e's rows swapped (row 1 for row 0): writing y's row 0 would overwrite e's row 0
   // before row 1 of y reads it.
-  std::string text = replaced(kSoftmax, "ew.div %e_u, %sb_u -> %o_u", "ew.div %e_sw, %sb_u -> %o_u");
-  text = replaced(text, "%s_u = slice", "%e_sw = slice %e offset(256*u+128) shape[2,128] strides[-128,1]\n%s_u = slice");
+  std::string text = test::replaced(kSoftmax, "ew.div %e_u, %sb_u -> %o_u", "ew.div %e_sw, %sb_u -> %o_u");
+  text = test::replaced(text, "%s_u = slice", "%e_sw = slice %e offset(256*u+128) shape[2,128] strides[-128,1]\n%s_u = slice");
   Homed h = homesOf(text);
   CHECK(h.of("e").kind == HomeKind::Own);
   runsAsModelled(h.fused.g);

@@ -1,4 +1,4 @@
-// Shared by the fusion and band tests: a one-kernel, one-stage GIR text parsed, scheduled and its stage
+// Shared by the fusion, band and buffer-home tests: a one-kernel, one-stage GIR text parsed, scheduled and its stage
 // grouped into loop nests (codegen/schedule/FusedLoops.h).
 #pragma once
 
@@ -29,6 +29,13 @@ inline Fused fuse(const std::string& text) {
   REQUIRE(s->kernels[0].stages.size() == 1);
   auto groups = codegen::fuseStage(*g, s->kernels[0].stages[0]);
   return {std::move(*g), std::move(*s), std::move(groups)};
+}
+
+// `text` with its first `from` replaced by `to` (a variant of a test's GIR text); `from` must occur.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
 }
 
 }  // namespace gir::test

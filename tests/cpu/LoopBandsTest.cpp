@@ -52,12 +52,6 @@ Banded band(const std::string& text, int64_t minInner = kBandMinInnerIterations)
   return {std::move(f), std::move(bands)};
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
 void matchesInterpreter(const Graph& g) {
   auto k = codegen::cpu::CompiledKernel::build(g, test::cpuTestOptions());
   REQUIRE(k);
@@ -81,7 +75,7 @@ TEST_CASE("bands: a row's sum and the row minus it share the row loop", "[cpu][f
 
 TEST_CASE("bands: a read of another row's sum keeps the groups apart", "[cpu][fusion][band]") {
   // Rows read the sums in reverse: row 0 would read the sum of row 1 before the band wrote it.
-  Banded b = band(replaced(kRowMinusSum, "%r_read = slice %r offset(2*u) shape[2,1] strides[1,1]",
+  Banded b = band(test::replaced(kRowMinusSum, "%r_read = slice %r offset(2*u) shape[2,1] strides[1,1]",
                            "%r_read = slice %r offset(2*u+1) shape[2,1] strides[-1,1]"));
   REQUIRE(b.groups().size() == 2);
   REQUIRE(b.bands.size() == 2);
@@ -93,8 +87,8 @@ TEST_CASE("bands: a read of another row's sum keeps the groups apart", "[cpu][fu
 TEST_CASE("bands: a read that spans past its row's cell keeps the groups apart", "[cpu][fusion][band]") {
   // The subtraction reads %a from element 64 with rows 64 apart: row 0 reaches into row 1, which the
   // first group has not written when the band would run row 0.
-  std::string text = replaced(kRowMinusSum, "ew.sub %a_u, %rb_u", "ew.sub %a_shift, %rb_u");
-  text = replaced(text, "%y_u = slice", "%a_shift = slice %a offset(256*u+64) shape[2,128] strides[64,1]\n%y_u = slice");
+  std::string text = test::replaced(kRowMinusSum, "ew.sub %a_u, %rb_u", "ew.sub %a_shift, %rb_u");
+  text = test::replaced(text, "%y_u = slice", "%a_shift = slice %a offset(256*u+64) shape[2,128] strides[64,1]\n%y_u = slice");
   Banded b = band(text);
   REQUIRE(b.bands.size() == b.groups().size());
   for (const LoopBand& lb : b.bands) CHECK(lb.depth == 0);
