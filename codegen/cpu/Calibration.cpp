@@ -178,9 +178,9 @@ std::vector<WarmCopyPoint> warmCopyCurve(int64_t maxElements, int sweeps, Plain 
 // The copy a cold run sees: each call after the eviction `gir run --measure --cold` makes before each
 // call (writing twice the last-level cache, CpuLauncher.h), over a 64 MiB footprint, or the arrays when
 // smaller (the DRAM-scale scenarios' are 34-270 MiB; on this project's machine the rate was flat over
-// 16-256 MiB). On 2026-11-27
-// it was 22.5 GB/s where STREAM copy over 2 x 256 MiB gave 11-17: the eviction leaves the written lines
-// in the cache, and their write-back falls outside the timed call (docs/cpu.md, "Calibration").
+// 16-256 MiB). On 2026-11-27 it was 20-26 GB/s where STREAM copy over 2 x 256 MiB gave 11-17: the
+// eviction leaves the written lines in the cache, and their write-back falls outside the timed call
+// (docs/cpu.md, "Calibration").
 template <typename Copy>
 double coldCopyGBs(int64_t maxElements, Copy copy, int calls) {
   const int64_t elements = std::min((int64_t{64} << 20) / 8, maxElements);  // half read, half written

@@ -67,8 +67,9 @@ struct ModelOptions {
 
 // Device rates: the GB/s a plain and a streamed device byte moves at. Warm, with the description's
 // warm-copy curve (`gir run --calibrate`), both come from the curve at the graph's device footprint:
-// on this machine a 64 MiB footprint copied again and again runs at twice the STREAM rate. Cold, or
-// without a curve, plain bytes move at the device level's (STREAM copy) bandwidth.
+// on this machine a 64 MiB footprint copied again and again runs at twice the STREAM rate. Cold, plain
+// bytes move at the calibrated cold copy's rate (`cold_copy_gbs`); without it, and warm without a curve,
+// at the device level's (STREAM copy) bandwidth.
 struct DeviceRates {
   double plainGBs = 0, streamingGBs = 0;
 };
