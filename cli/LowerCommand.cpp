@@ -61,6 +61,8 @@ int runLower(const CommandArgs& argv) {
   if (!compiled) {
     Diagnostic d = compiled.error();
     d.location.file = args->positional[0];
+    // The default target is a GPU's: a plan that fits cpu-host may overflow its registers, so say which.
+    d.notes.push_back("planned for target " + hw->name + (args->hasOption("target") ? "" : " (the default; --target picks another)"));
     return reportBadInput(d);
   }
   if (const auto& found = compiled->searched) {

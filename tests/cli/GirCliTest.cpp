@@ -240,6 +240,11 @@ TEST_CASE("gir lower: bad requests exit 2 naming the problem", "[cli][malformed]
   out = runGir("lower " + model + " --templates rows --rows-per-unit 7", code);
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("do not split into units of 7 rows"));
+  // A plan that fails says which target it was planned for, and that the GPU default can be changed.
+  CHECK_THAT(out, Catch::Contains("planned for target nvidia-h100 (the default; --target picks another)"));
+  out = runGir("lower " + model + " --target cpu-host --templates rows --rows-per-unit 7", code);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("planned for target cpu-host") && !Catch::Contains("the default"));
   out = runGir("lower " + test::sourcePath("scenarios/shufflenet.onnx") + " --templates rows", code);
   CHECK(code == 2);
   CHECK_THAT(out, Catch::Contains("shufflenet.onnx") && Catch::Contains("row template"));
