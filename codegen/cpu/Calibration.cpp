@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -184,17 +183,12 @@ std::vector<WarmCopyPoint> warmCopyCurve(int64_t maxElements, int sweeps, Plain 
 template <typename Copy>
 double coldCopyGBs(int64_t maxElements, Copy copy, int calls) {
   const int64_t elements = std::min((int64_t{64} << 20) / 8, maxElements);  // half read, half written
-  std::vector<char> evict(static_cast<size_t>(coldCacheBytes()));
-  char fill = 0;
-  std::vector<double> seconds;
-  for (int i = 0; i < calls; ++i) {
-    std::memset(evict.data(), ++fill, evict.size());
-    auto t0 = std::chrono::steady_clock::now();
-    copy(elements);
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-  return 8.0 * static_cast<double>(elements) / seconds[seconds.size() / 2] / 1e9;
+  TimingOptions cold;
+  cold.flushBytes = coldCacheBytes();
+  cold.warmup = 0;
+  cold.minRepeats = cold.maxRepeats = calls;
+  Timing t = timeCalls([&] { copy(elements); }, cold);
+  return 8.0 * static_cast<double>(elements) / (t.medianUs * 1e-6) / 1e9;
 }
 
 }  // namespace

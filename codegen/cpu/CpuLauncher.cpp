@@ -98,8 +98,7 @@ int64_t coldCacheBytes() {
   return llc > 0 ? 2 * static_cast<int64_t>(llc) : int64_t{64} << 20;
 }
 
-template <typename Call>
-static Timing timeCalls(Call call, const TimingOptions& t) {
+Timing timeCalls(const std::function<void()>& call, const TimingOptions& t) {
   using Clock = std::chrono::steady_clock;
   std::vector<char> flush(static_cast<size_t>(t.flushBytes));
   char fill = 0;

@@ -2,6 +2,7 @@
 // run, count bytes (instrumented builds) and time (warm-up, median of repeats, spread).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct Timing {
   int repeats = 0;
 };
 Timing summarize(std::vector<double> samplesUs);
+
+// `call` timed as TimingOptions says: warm-up calls, one estimate, then the repeats the budget allows,
+// each after the eviction when flushBytes > 0 (the eviction untimed).
+Timing timeCalls(const std::function<void()>& call, const TimingOptions& t);
 
 struct LaunchOptions {
   CompileOptions compile;
