@@ -36,13 +36,15 @@ Uses collectUses(const Graph& g, const std::vector<LoopGroup>& groups) {
   for (uint32_t id = 0; id < g.nodes().size(); ++id) {
     const Node& n = g.nodes()[id];
     if (n.erased || n.isSync()) continue;
-    std::vector<bool> touched(buffers, false);
-    for (SliceId s : n.inputs) touched[g.slice(s).buffer.value] = true;
+    std::vector<uint32_t> touched;
+    for (SliceId s : n.inputs) touched.push_back(g.slice(s).buffer.value);
     for (SliceId s : n.outputs) {
-      touched[g.slice(s).buffer.value] = true;
+      touched.push_back(g.slice(s).buffer.value);
       u.graphWriters[g.slice(s).buffer.value].push_back(NodeId{id});
     }
-    for (size_t b = 0; b < buffers; ++b) u.graphTouches[b] += touched[b] ? 1 : 0;
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (uint32_t b : touched) ++u.graphTouches[b];
   }
   return u;
 }
