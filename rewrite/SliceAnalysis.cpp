@@ -14,8 +14,16 @@
 
 namespace gir {
 
-std::vector<int64_t> writerUnits(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written) {
-  std::vector<int64_t> writer(static_cast<size_t>(g.buffer(buffer).numel()), -1);
+void ElementWriters::collect(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written) {
+  size_ = g.buffer(buffer).numel();
+  if (stamp_.size() < static_cast<size_t>(size_)) {
+    stamp_.resize(static_cast<size_t>(size_), current_);
+    unit_.resize(static_cast<size_t>(size_), -1);
+  }
+  if (++current_ == 0) {  // the stamps wrapped: clear them once
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    current_ = 1;
+  }
   thread_local std::vector<int64_t> elems;
   for (SliceId s : written) {
     for (NodeId w : ud.writers[s.value]) {
@@ -23,11 +31,13 @@ std::vector<int64_t> writerUnits(const Graph& g, const UseDef& ud, BufferId buff
       for (int64_t u = d.begin; u < d.end; ++u) {
         sliceElements(g.slice(s), u, elems);
         for (int64_t e : elems)
-          if (e >= 0 && e < static_cast<int64_t>(writer.size())) writer[e] = u;
+          if (e >= 0 && e < size_) {
+            stamp_[static_cast<size_t>(e)] = current_;
+            unit_[static_cast<size_t>(e)] = u;
+          }
       }
     }
   }
-  return writer;
 }
 
 int64_t instanceOf(const Graph& g, Scope scope, int64_t unit) {

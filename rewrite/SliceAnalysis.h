@@ -9,8 +9,24 @@
 
 namespace gir {
 
-// Writer unit per element of `buffer` over the given written slices (-1 = not written by them).
-std::vector<int64_t> writerUnits(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written);
+// The writer unit of each element of a buffer over some of its written slices. One instance answers
+// many questions: `collect` costs what the slices write, not the buffer's size (a stamp per element
+// says which collect wrote it), since sync insertion asks once per sync and filling a buffer-sized
+// table each time was most of its cost.
+class ElementWriters {
+ public:
+  void collect(const Graph& g, const UseDef& ud, BufferId buffer, const std::vector<SliceId>& written);
+  // The unit that wrote element e in the last collect, or -1 (not written by those slices).
+  int64_t operator[](int64_t e) const {
+    return e >= 0 && e < size_ && stamp_[static_cast<size_t>(e)] == current_ ? unit_[static_cast<size_t>(e)] : -1;
+  }
+
+ private:
+  std::vector<uint32_t> stamp_;
+  std::vector<int64_t> unit_;
+  uint32_t current_ = 0;
+  int64_t size_ = 0;
+};
 
 // Scope instance of a unit: the unit itself for unit scope, its block for block scope, 0 for device.
 int64_t instanceOf(const Graph& g, Scope scope, int64_t unit);

@@ -62,7 +62,8 @@ std::optional<Scope> SyncInsertion::neededScope(const Graph& g, const UseDef& ud
       if (g.node(r).isSync()) return Scope::Device;  // a chain of syncs: leave it to the later one
   std::optional<Scope> byRanges;
   if (exchangeScopeByRanges(g, ud, in, out, byRanges)) return byRanges;
-  std::vector<int64_t> writer = writerUnits(g, ud, b, in);
+  thread_local ElementWriters writer;
+  writer.collect(g, ud, b, in);
   Scope needed = Scope::Unit;
   thread_local std::vector<int64_t> elems;
   for (SliceId o : out)

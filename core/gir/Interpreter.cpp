@@ -33,19 +33,24 @@ void sliceRuns(const MemorySlice& s, int64_t u, std::vector<ElementRun>& out) {
 void sliceElements(const MemorySlice& s, int64_t u, std::vector<int64_t>& out) {
   out.clear();
   int64_t n = s.numel();
-  if (s.shape.size() == 1) {  // the common case, without the odometer
+  if (s.shape.size() <= 1) {  // the common case, without the odometer (a scalar slice: one element)
     out.resize(static_cast<size_t>(n));
-    int64_t addr = s.offset.eval(u), stride = s.strides[0];
+    int64_t addr = s.offset.eval(u), stride = s.shape.empty() ? 0 : s.strides[0];
     for (int64_t e = 0; e < n; ++e, addr += stride) out[e] = addr;
     return;
   }
-  out.reserve(static_cast<size_t>(n));
+  out.resize(static_cast<size_t>(n));
+  // Rows of the innermost dimension, an odometer over the outer ones (no allocation: this runs per
+  // unit and slice in the checker and in sync insertion's ownership questions).
   size_t rank = s.shape.size();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t addr = s.offset.eval(u);
-  for (int64_t e = 0; e < n; ++e) {
-    out.push_back(addr);
-    for (size_t d = rank; d-- > 0;) {  // odometer, innermost first
+  thread_local std::vector<int64_t> idx;
+  idx.assign(rank, 0);
+  int64_t addr = s.offset.eval(u), inner = s.shape[rank - 1], innerStride = s.strides[rank - 1];
+  int64_t* o = out.data();
+  for (int64_t done = 0; done < n; done += inner) {
+    int64_t a = addr;
+    for (int64_t e = 0; e < inner; ++e, a += innerStride) *o++ = a;
+    for (size_t d = rank - 1; d-- > 0;) {  // odometer over the outer dimensions, innermost first
       addr += s.strides[d];
       if (++idx[d] < s.shape[d]) break;
       addr -= s.strides[d] * s.shape[d];
