@@ -48,28 +48,57 @@ struct Access {
 };
 
 // Most elements are read by one unit between writes: that reader lives inline, and only further
-// distinct readers (broadcast reads) allocate.
+// distinct readers (broadcast reads) go to a list in the checker's pool (`more` indexes it, 0: none).
+// 20 bytes an element: a vector inline (40 bytes) made the state's allocation, first touch and
+// release a large part of checking a plan with a KV cache.
 struct ElementState {
   Access lastWrite;
   Access firstRead;
-  std::vector<Access> moreReads;
+  uint32_t more = 0;
+};
 
-  bool sameAccess(const Access& a, const Access& b) const { return a.unit == b.unit && a.node == b.node; }
-  void addRead(const Access& a) {
-    if (firstRead.unit < 0) { firstRead = a; return; }
-    const Access& last = moreReads.empty() ? firstRead : moreReads.back();
-    if (!sameAccess(last, a)) moreReads.push_back(a);
+bool sameAccess(const Access& a, const Access& b) { return a.unit == b.unit && a.node == b.node; }
+
+// The lists of further readers, recycled once their element is written again.
+class ReadLists {
+ public:
+  ReadLists() : lists_(1) {}
+  void add(ElementState& st, const Access& a) {
+    if (st.firstRead.unit < 0) {
+      st.firstRead = a;
+      return;
+    }
+    const Access& last = st.more ? lists_[st.more].back() : st.firstRead;
+    if (sameAccess(last, a)) return;
+    if (!st.more) {
+      if (free_.empty()) {
+        st.more = static_cast<uint32_t>(lists_.size());
+        lists_.emplace_back();
+      } else {
+        st.more = free_.back();
+        free_.pop_back();
+      }
+    }
+    lists_[st.more].push_back(a);
   }
   template <typename F>
-  void forEachRead(F&& f) const {
-    if (firstRead.unit < 0) return;
-    f(firstRead);
-    for (const Access& r : moreReads) f(r);
+  void forEach(const ElementState& st, F&& f) const {
+    if (st.firstRead.unit < 0) return;
+    f(st.firstRead);
+    if (st.more)
+      for (const Access& r : lists_[st.more]) f(r);
   }
-  void clearReads() {
-    firstRead = Access{};
-    moreReads.clear();
+  void clear(ElementState& st) {
+    st.firstRead = Access{};
+    if (!st.more) return;
+    lists_[st.more].clear();
+    free_.push_back(st.more);
+    st.more = 0;
   }
+
+ private:
+  std::vector<std::vector<Access>> lists_;  // [0] unused: `more` == 0 means no list
+  std::vector<uint32_t> free_;
 };
 
 class MemoryModelChecker : public AccessObserver {
@@ -151,8 +180,7 @@ class MemoryModelChecker : public AccessObserver {
   // mostly last touched by one earlier access, so the last answer is kept (a slice of a 56x56 plane
   // asks the same question thousands of times).
   bool ordered(const Access& first, const Access& second) {
-    auto same = [](const Access& a, const Access& b) { return a.unit == b.unit && a.node == b.node; };
-    if (same(first, lastQuery_.first) && same(second, lastQuery_.second)) return lastAnswer_;
+      if (sameAccess(first, lastQuery_.first) && sameAccess(second, lastQuery_.second)) return lastAnswer_;
     lastQuery_ = {first, second};
     return lastAnswer_ = orderedUncached(first, second);
   }
@@ -189,20 +217,20 @@ class MemoryModelChecker : public AccessObserver {
       add(FindingKind::Race, b, e, st.lastWrite, me,
           where(b, e) + " is written by " + who(st.lastWrite) + " and read by " + who(me) + " with no sync covering both units between them");
     }
-    st.addRead(me);
+    reads_.add(st, me);
   }
 
   void write(const Buffer& b, int64_t e, ElementState& st, const Access& me) {
     if (st.lastWrite.unit >= 0 && !(st.lastWrite.unit == me.unit && st.lastWrite.node == me.node) && !ordered(st.lastWrite, me))
       add(FindingKind::WriteWriteConflict, b, e, st.lastWrite, me,
           where(b, e) + " is written by " + who(st.lastWrite) + " and again by " + who(me) + " in one epoch (no sync covering both)");
-    st.forEachRead([&](const Access& r) {
+    reads_.forEach(st, [&](const Access& r) {
       if (r.unit == me.unit && r.node == me.node) return;
       if (!ordered(r, me))
         add(FindingKind::Race, b, e, r, me,
             where(b, e) + " is read by " + who(r) + " and overwritten by " + who(me) + " with no sync covering both units between them");
     });
-    st.clearReads();
+    reads_.clear(st);
     st.lastWrite = me;
   }
 
@@ -246,6 +274,7 @@ class MemoryModelChecker : public AccessObserver {
   std::pair<Access, Access> lastQuery_;
   bool lastAnswer_ = false;
   std::vector<std::vector<ElementState>> state_;
+  ReadLists reads_;
   std::vector<std::vector<Access>> owner_;
   std::vector<Scope> scope_;  // per buffer, its level's scope (looked up once, not per element)  // first access per element of unit/block-shared buffers
   MemoryCheckReport report_;
