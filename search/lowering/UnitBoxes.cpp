@@ -13,17 +13,41 @@ int64_t LinearSlice::numel() const {
   return n;
 }
 
+namespace {
+
+// Appends dims innermost first (coalescing a dim into the one inside it when contiguous), then
+// puts them in order: no insertion at the front (this runs per unit and access in the search).
+class CanonicalBuilder {
+ public:
+  explicit CanonicalBuilder(LinearSlice& s) : s_(s) {
+    s_.shape.clear();
+    s_.strides.clear();
+  }
+  void addOuter(int64_t extent, int64_t stride) {
+    if (extent == 1) return;
+    if (!s_.shape.empty() && stride == s_.strides.back() * s_.shape.back()) {
+      s_.shape.back() *= extent;
+      return;
+    }
+    s_.shape.push_back(extent);
+    s_.strides.push_back(stride);
+  }
+  void finish() {
+    std::reverse(s_.shape.begin(), s_.shape.end());
+    std::reverse(s_.strides.begin(), s_.strides.end());
+  }
+
+ private:
+  LinearSlice& s_;
+};
+
+}  // namespace
+
 LinearSlice canonicalSlice(int64_t offset, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
   LinearSlice s{offset, {}, {}};
-  for (size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] == 1) continue;
-    if (!s.shape.empty() && strides[d] == s.strides.front() * s.shape.front()) {
-      s.shape.front() *= shape[d];
-      continue;
-    }
-    s.shape.insert(s.shape.begin(), shape[d]);
-    s.strides.insert(s.strides.begin(), strides[d]);
-  }
+  CanonicalBuilder b(s);
+  for (size_t d = shape.size(); d-- > 0;) b.addOuter(shape[d], strides[d]);
+  b.finish();
   return s;
 }
 
@@ -179,15 +203,20 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> clipToRegio
 }
 
 std::optional<LinearSlice> accessSlice(const UnitBoxes& b, int64_t u, const TensorAccess& a) {
-  auto clip = clipToRegion(b, u, a);
-  if (!clip) return std::nullopt;
-  std::vector<int64_t> shape, strides;
-  for (size_t d = 0; d < a.coeff.size(); ++d) {
-    if (a.coeff[d] == 0) continue;
-    shape.push_back(clip->second[d]);
-    strides.push_back(a.coeff[d]);
+  // clipToRegion and canonicalSlice in one pass, innermost dim first.
+  if (!b.lo[u]) return std::nullopt;
+  const auto& lo = *b.lo[u];
+  LinearSlice s;
+  s.offset = a.constant;
+  CanonicalBuilder built(s);
+  for (size_t d = lo.size(); d-- > 0;) {
+    int64_t from = std::max(lo[d], a.lo[d]), to = std::min(lo[d] + b.ext[d], a.hi[d]);
+    if (to <= from) return std::nullopt;
+    s.offset += a.coeff[d] * from;
+    if (a.coeff[d] != 0) built.addOuter(to - from, a.coeff[d]);
   }
-  return canonicalSlice(a.offsetAt(clip->first), shape, strides);
+  built.finish();
+  return s;
 }
 
 TensorPlacement placementOf(const UnitBoxes& b, const TensorAccess& write) {
