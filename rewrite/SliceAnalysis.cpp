@@ -24,17 +24,18 @@ void ElementWriters::collect(const Graph& g, const UseDef& ud, BufferId buffer, 
     std::fill(stamp_.begin(), stamp_.end(), 0);
     current_ = 1;
   }
-  thread_local std::vector<int64_t> elems;
+  thread_local std::vector<ElementRun> runs;
   for (SliceId s : written) {
     for (NodeId w : ud.writers[s.value]) {
       UnitDomain d = g.domainOf(g.node(w));
       for (int64_t u = d.begin; u < d.end; ++u) {
-        sliceElements(g.slice(s), u, elems);
-        for (int64_t e : elems)
-          if (e >= 0 && e < size_) {
-            stamp_[static_cast<size_t>(e)] = current_;
-            unit_[static_cast<size_t>(e)] = u;
-          }
+        sliceRuns(g.slice(s), u, runs);
+        for (const ElementRun& r : runs) {
+          int64_t from = std::max<int64_t>(r.begin, 0), to = std::min(r.end, size_);
+          if (from >= to) continue;
+          std::fill(stamp_.begin() + from, stamp_.begin() + to, current_);
+          std::fill(unit_.begin() + from, unit_.begin() + to, u);
+        }
       }
     }
   }

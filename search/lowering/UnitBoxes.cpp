@@ -178,7 +178,7 @@ Expected<UnitBoxes> followBoxes(const IterationSpace& s, const TensorAccess& a, 
     first = false;
     b.lo[u] = std::move(box->first);
     auto image = accessSlice(b, static_cast<int64_t>(u), a);
-    if (!image || sortedSlice(*image) != sortedSlice(*placement[u]))
+    if (!image || (*image != *placement[u] && sortedSlice(*image) != sortedSlice(*placement[u])))  // equal slices: equal sets
       return makeError("unit " + std::to_string(u) + "'s part of the tensor is not the image of a box");
   }
   if (first) return makeError("no unit holds any part of the tensor");
