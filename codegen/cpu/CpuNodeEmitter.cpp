@@ -436,8 +436,15 @@ void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, 
 // Sums over one innermost loop go in lane blocks: 16 float lanes take 4 steps (64 elements), and each
 // block's lanes are then added into the accumulator's lanes. A float partial of 4 terms loses almost
 // nothing, and the loop does a quarter of the float-to-double conversions of double lanes and runs as
-// fast as float lanes (docs/cpu.md, "Reductions").
+// fast as float lanes (docs/cpu.md, "Reductions"). Loops of 128 or more take two such partials side
+// by side, added to each other before they go into the accumulator: half the conversions again, two
+// independent chains, and 5 float adds per term's path instead of 4.
 constexpr int64_t kSumLanes = 16, kSumSteps = 4, kSumBlock = kSumLanes * kSumSteps;
+
+int64_t sumPartials(const LoopGroup& grp) { return grp.extents.back() >= 2 * kSumBlock ? 2 : 1; }
+
+// The elements one lane block covers (all partials).
+int64_t laneBlockElements(const LoopGroup& grp) { return kSumBlock * sumPartials(grp); }
 
 bool sumsInLaneBlocks(const EmitContext& c, const LoopGroup& grp, const std::vector<size_t>& reduces, size_t kept) {
   if (kept + 1 != grp.extents.size() || grp.extents.back() < kSumBlock) return false;
@@ -447,27 +454,34 @@ bool sumsInLaneBlocks(const EmitContext& c, const LoopGroup& grp, const std::vec
 }
 
 // The whole blocks of the innermost loop: leaves `lanesN[16]` (the accumulator's type) per reduce.
+// Partial p of reduce N is `partN` (p = 0) or `partN_p`, fed by its own copy of the body.
 template <typename Body>
 void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<size_t>& reduces, Body body) {
   std::string d = std::to_string(grp.extents.size() - 1), lanes = std::to_string(kSumLanes);
-  std::string whole = intLiteral(grp.extents.back() / kSumBlock * kSumBlock);
+  int64_t partials = sumPartials(grp), block = laneBlockElements(grp);
+  auto part = [](const std::string& me, int64_t p) { return "part" + me + (p == 0 ? "" : "_" + std::to_string(p)); };
+  std::string whole = intLiteral(grp.extents.back() / block * block);
   for (size_t k : reduces)
     w.line("alignas(64) " + reduceSpelling(c.g, grp.nodes[k]).type + " lanes" + std::to_string(grp.nodes[k].value) + "[" + lanes + "] = {};");
-  w.open("for (int64_t block" + d + " = 0; block" + d + " < " + whole + "; block" + d + " += " + std::to_string(kSumBlock) + ")");
-  for (size_t k : reduces) w.line("alignas(64) float part" + std::to_string(grp.nodes[k].value) + "[" + lanes + "] = {};");
-  w.open("for (int64_t step" + d + " = block" + d + "; step" + d + " < block" + d + " + " + std::to_string(kSumBlock) + "; step" + d +
-         " += " + lanes + ")");
-  w.line("#pragma omp simd");
-  w.open("for (int64_t lane" + d + " = 0; lane" + d + " < " + lanes + "; ++lane" + d + ")");
-  w.line("const int64_t i" + d + " = step" + d + " + lane" + d + ";");
-  body(AccSpelling{"part", "[lane" + d + "]"});
-  w.close();
+  w.open("for (int64_t block" + d + " = 0; block" + d + " < " + whole + "; block" + d + " += " + std::to_string(block) + ")");
+  for (size_t k : reduces)
+    for (int64_t p = 0; p < partials; ++p) w.line("alignas(64) float " + part(std::to_string(grp.nodes[k].value), p) + "[" + lanes + "] = {};");
+  w.open("for (int64_t step" + d + " = block" + d + "; step" + d + " < block" + d + " + " + std::to_string(block) + "; step" + d +
+         " += " + std::to_string(kSumLanes * partials) + ")");
+  for (int64_t p = 0; p < partials; ++p) {
+    w.line("#pragma omp simd");
+    w.open("for (int64_t lane" + d + " = 0; lane" + d + " < " + lanes + "; ++lane" + d + ")");
+    w.line("const int64_t i" + d + " = step" + d + (p == 0 ? "" : " + " + std::to_string(p * kSumLanes)) + " + lane" + d + ";");
+    body(AccSpelling{"part", (p == 0 ? "" : "_" + std::to_string(p)) + "[lane" + d + "]"});
+    w.close();
+  }
   w.close();
   w.line("#pragma omp simd");
   w.open("for (int64_t lane" + d + " = 0; lane" + d + " < " + lanes + "; ++lane" + d + ")");
   for (size_t k : reduces) {
-    std::string me = std::to_string(grp.nodes[k].value);
-    w.line("lanes" + me + "[lane" + d + "] += part" + me + "[lane" + d + "];");
+    std::string me = std::to_string(grp.nodes[k].value), sum;
+    for (int64_t p = 0; p < partials; ++p) sum += (p ? " + " : "") + part(me, p) + "[lane" + d + "]";
+    w.line("lanes" + me + "[lane" + d + "] += " + (partials > 1 ? "(" + sum + ")" : sum) + ";");
   }
   w.close();
   w.close();
@@ -477,7 +491,7 @@ void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, c
 template <typename Body>
 void emitLaneTail(CodeWriter& w, const LoopGroup& grp, const std::vector<size_t>& reduces, const std::string& pragma,
                   Body body) {
-  int64_t n = grp.extents.back(), whole = n / kSumBlock * kSumBlock;
+  int64_t n = grp.extents.back(), whole = n / laneBlockElements(grp) * laneBlockElements(grp);
   std::string i = "i" + std::to_string(grp.extents.size() - 1);
   if (whole < n) {
     w.line("#pragma " + pragma);

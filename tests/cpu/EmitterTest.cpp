@@ -104,10 +104,13 @@ ew.add 2, %s5 -> %s6
 TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale and shift with the normalization", "[cpu][emit][fusion]") {
   std::string code = checkGoldenSource("tests/golden/cpu/layernorm_fused.gir", "tests/golden/cpu/layernorm_fused.cpp");
   CHECK(countOf(code, "// one loop nest over ") == 4);  // mean, variance, rsqrt, normalize-scale-shift
-  // Both sums run over whole rows of 768 in lane blocks: float partials of 64 elements, added into
-  // the accumulator's lanes. The mean's sum may cancel and accumulates in double lanes; the variance
-  // sums squares, which cannot cancel, in float lanes (codegen/schedule/SumPrecision.h).
-  CHECK(countOf(code, "alignas(64) float part") == 2);
+  // Both sums run over whole rows of 768 in lane blocks of 128: two float partials of 64 elements
+  // side by side, added to each other and then into the accumulator's lanes. The mean's sum may
+  // cancel and accumulates in double lanes; the variance sums squares, which cannot cancel, in float
+  // lanes (codegen/schedule/SumPrecision.h).
+  CHECK(countOf(code, "alignas(64) float part") == 4);
+  CHECK(countOf(code, "block0 < 768; block0 += 128") == 2);
+  CHECK(countOf(code, "const int64_t i0 = step0 + 16 + lane0;") == 2);  // the second partial's copy of each body
   CHECK(countOf(code, "alignas(64) double lanes") == 1);
   CHECK(countOf(code, "alignas(64) float lanes") == 1);
   CHECK(countOf(code, "reduction(+:acc") == 0);  // 768 is whole blocks: no tail loop
@@ -186,8 +189,33 @@ ew.div %x_u, %x_u -> %r_u
   test::requireKernelMatches(g);
 }
 
+TEST_CASE("a sum over fewer than 128 elements takes one partial per lane block", "[cpu][emit][reduce]") {
+  // 100 = one block of 64 (a single float partial: there is no room for two) + a tail of 36.
+  Graph g = test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[200] input
+%y = buffer dram f32[2] output
+%s0 = slice %x offset(100*u) shape[1,100] strides[100,1]
+%s1 = slice %y offset(u) shape[1] strides[1]
+reduce.sum axes[1] %s0 -> %s1
+)");
+  auto src = emitCpu(g);
+  REQUIRE(src);
+  CHECK(countOf(src->code, "block0 < 64; block0 += 64") == 1);
+  CHECK(countOf(src->code, "part0_1") == 0);
+  CHECK(countOf(src->code, "lanes0[lane0] += part0[lane0];") == 1);
+  CHECK(countOf(src->code, "for (int64_t i0 = 64; i0 < 100; ++i0)") == 1);
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  REQUIRE(k);
+  auto check = checkAgainstInterpreter(g, *k, 7);
+  REQUIRE(check);
+  CHECK(check->close);
+}
+
 TEST_CASE("a sum whose row is not whole lane blocks finishes in a tail loop", "[cpu][emit][reduce]") {
-  // 200 = 3 blocks of 64 + 8: the tail is a simd reduction into the accumulator the lanes end in.
+  // 200 = one block of 128 (two partials of 64) + 72: the tail is a simd reduction into the
+  // accumulator the lanes end in.
   Graph g = test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1
 level dram device
 level local unit capacity=32768
@@ -199,8 +227,9 @@ reduce.sum axes[1] %s0 -> %s1
 )");
   auto src = emitCpu(g);
   REQUIRE(src);
-  CHECK(countOf(src->code, "block0 < 192; block0 += 64") == 1);
-  CHECK(countOf(src->code, "for (int64_t i0 = 192; i0 < 200; ++i0)") == 1);
+  CHECK(countOf(src->code, "block0 < 128; block0 += 128") == 1);
+  CHECK(countOf(src->code, "lanes0[lane0] += (part0[lane0] + part0_1[lane0]);") == 1);
+  CHECK(countOf(src->code, "for (int64_t i0 = 128; i0 < 200; ++i0)") == 1);
   CHECK(countOf(src->code, "acc0 += girLaneSum(lanes0);") == 1);
   auto k = CompiledKernel::build(g, test::cpuTestOptions());
   REQUIRE(k);

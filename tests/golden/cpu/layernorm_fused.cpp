@@ -177,9 +177,10 @@ void kernel0(float* const* g) {
         const float* const in0_0 = x + (768*u);  // %x[768*u +: 768]
         float* const out2 = ln_1_out;  // %ln_1_out[u +: 1,1]
         alignas(64) double lanes2[16] = {};
-        for (int64_t block0 = 0; block0 < 768; block0 += 64) {
+        for (int64_t block0 = 0; block0 < 768; block0 += 128) {
           alignas(64) float part2[16] = {};
-          for (int64_t step0 = block0; step0 < block0 + 64; step0 += 16) {
+          alignas(64) float part2_1[16] = {};
+          for (int64_t step0 = block0; step0 < block0 + 128; step0 += 32) {
             #pragma omp simd
             for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
               const int64_t i0 = step0 + lane0;
@@ -190,10 +191,20 @@ void kernel0(float* const* g) {
               // node 2: reduce.sum axes[1] %s2 -> %s3
               part2[lane0] = part2[lane0] + v1;
             }
+            #pragma omp simd
+            for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
+              const int64_t i0 = step0 + 16 + lane0;
+              // node 0: move %s0 -> %s1
+              const float v0 = in0_0[i0];
+              // node 1: ew.div %s1, 768.0 -> %s2
+              const float v1 = (v0 * 0.00130208337f);
+              // node 2: reduce.sum axes[1] %s2 -> %s3
+              part2_1[lane0] = part2_1[lane0] + v1;
+            }
           }
           #pragma omp simd
           for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
-            lanes2[lane0] += part2[lane0];
+            lanes2[lane0] += (part2[lane0] + part2_1[lane0]);
           }
         }
         double acc2 = 0.0;
@@ -207,9 +218,10 @@ void kernel0(float* const* g) {
         float* const out5 = ln_4_in0;  // %ln_4_in0[768*u +: 1,768]
         float* const out8 = ln_6_out;  // %ln_6_out[u +: 1,1]
         alignas(64) float lanes8[16] = {};
-        for (int64_t block0 = 0; block0 < 768; block0 += 64) {
+        for (int64_t block0 = 0; block0 < 768; block0 += 128) {
           alignas(64) float part8[16] = {};
-          for (int64_t step0 = block0; step0 < block0 + 64; step0 += 16) {
+          alignas(64) float part8_1[16] = {};
+          for (int64_t step0 = block0; step0 < block0 + 128; step0 += 32) {
             #pragma omp simd
             for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
               const int64_t i0 = step0 + lane0;
@@ -227,10 +239,27 @@ void kernel0(float* const* g) {
               // node 8: reduce.sum axes[1] %s9 -> %s10
               part8[lane0] = part8[lane0] + v7;
             }
+            #pragma omp simd
+            for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
+              const int64_t i0 = step0 + 16 + lane0;
+              // node 3: broadcast axes[1] %s3 -> %s4
+              const float v3 = in3_0[0];
+              // node 4: ew.sub %s1, %s5 -> %s6
+              const float v4 = (in4_0[i0] - v3);
+              // node 5: move %s6 -> %s7
+              const float v5 = v4;
+              out5[i0] = v5;
+              // node 6: ew.mul %s7, %s7 -> %s8
+              const float v6 = (v5 * v5);
+              // node 7: ew.div %s8, 768.0 -> %s9
+              const float v7 = (v6 * 0.00130208337f);
+              // node 8: reduce.sum axes[1] %s9 -> %s10
+              part8_1[lane0] = part8_1[lane0] + v7;
+            }
           }
           #pragma omp simd
           for (int64_t lane0 = 0; lane0 < 16; ++lane0) {
-            lanes8[lane0] += part8[lane0];
+            lanes8[lane0] += (part8[lane0] + part8_1[lane0]);
           }
         }
         float acc8 = 0.0f;

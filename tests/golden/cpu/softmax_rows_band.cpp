@@ -197,9 +197,10 @@ void kernel0(float* const* g) {
           out1[i0] = acc1;
           // one loop nest over [16,128] for nodes 2, 3, 4, 5, 6, the innermost loop reduced
           alignas(64) float lanes6[16] = {};
-          for (int64_t block1 = 0; block1 < 128; block1 += 64) {
+          for (int64_t block1 = 0; block1 < 128; block1 += 128) {
             alignas(64) float part6[16] = {};
-            for (int64_t step1 = block1; step1 < block1 + 64; step1 += 16) {
+            alignas(64) float part6_1[16] = {};
+            for (int64_t step1 = block1; step1 < block1 + 128; step1 += 32) {
               #pragma omp simd
               for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
                 const int64_t i1 = step1 + lane1;
@@ -215,10 +216,25 @@ void kernel0(float* const* g) {
                 // node 6: reduce.sum axes[3] %s7 -> %s8
                 part6[lane1] = part6[lane1] + v5;
               }
+              #pragma omp simd
+              for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
+                const int64_t i1 = step1 + 16 + lane1;
+                // node 2: broadcast axes[3] %s2 -> %s3
+                const float v2 = in2_0[i0];
+                // node 3: ew.sub %s1, %s4 -> %s5
+                const float v3 = (in3_0[i0*128 + i1] - v2);
+                // node 4: ew.exp %s5 -> %s6
+                const float v4 = girExp(v3);
+                // node 5: move %s6 -> %s7
+                const float v5 = v4;
+                out5[i0*128 + i1] = v5;
+                // node 6: reduce.sum axes[3] %s7 -> %s8
+                part6_1[lane1] = part6_1[lane1] + v5;
+              }
             }
             #pragma omp simd
             for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
-              lanes6[lane1] += part6[lane1];
+              lanes6[lane1] += (part6[lane1] + part6_1[lane1]);
             }
           }
           float acc6 = 0.0f;
