@@ -180,7 +180,7 @@ class MemoryModelChecker : public AccessObserver {
   // mostly last touched by one earlier access, so the last answer is kept (a slice of a 56x56 plane
   // asks the same question thousands of times).
   bool ordered(const Access& first, const Access& second) {
-      if (sameAccess(first, lastQuery_.first) && sameAccess(second, lastQuery_.second)) return lastAnswer_;
+    if (sameAccess(first, lastQuery_.first) && sameAccess(second, lastQuery_.second)) return lastAnswer_;
     lastQuery_ = {first, second};
     return lastAnswer_ = orderedUncached(first, second);
   }
@@ -275,8 +275,8 @@ class MemoryModelChecker : public AccessObserver {
   bool lastAnswer_ = false;
   std::vector<std::vector<ElementState>> state_;
   ReadLists reads_;
-  std::vector<std::vector<Access>> owner_;
-  std::vector<Scope> scope_;  // per buffer, its level's scope (looked up once, not per element)  // first access per element of unit/block-shared buffers
+  std::vector<std::vector<Access>> owner_;  // first access per element of unit/block-shared buffers
+  std::vector<Scope> scope_;                // per buffer, its level's scope (looked up once, not per element)
   MemoryCheckReport report_;
 };
 
