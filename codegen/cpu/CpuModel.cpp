@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "codegen/cpu/CpuEmitter.h"
 #include "codegen/cpu/EmittedArithmetic.h"
@@ -60,7 +61,7 @@ bool isDeviceLevel(const Graph& g, const HardwareDesc& hw, const std::string& le
 struct KernelTraffic {
   std::map<std::string, int64_t> bytesPerLevel;
   std::map<uint32_t, int64_t> deviceBytesPerBuffer;
-  int64_t streamedBytes = 0;  // device writes the emitter makes with streaming stores
+  std::map<uint32_t, int64_t> streamedBytesPerBuffer;  // device writes the emitter makes with streaming stores
 };
 
 void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units, KernelTraffic& t) {
@@ -93,7 +94,7 @@ void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& 
     const uint32_t out = g.slice(n.outputs[0]).buffer.value;
     if (values[out] || (homes[out].kind == codegen::HomeKind::CopySource && homes[out].copy == grp.nodes[k])) continue;
     addAccess(g, hw, n.outputs[0], units, t);
-    if (streamsOutput(g, streamed, grp, k)) t.streamedBytes += g.slice(n.outputs[0]).numel() * 4 * units;
+    if (streamsOutput(g, streamed, grp, k)) t.streamedBytesPerBuffer[out] += g.slice(n.outputs[0]).numel() * 4 * units;
   }
 }
 
@@ -126,10 +127,11 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 // Device traffic priced by the level that serves it: a buffer read again after its first touch
 // (a parameter row every unit reads) comes from the cache when it fits one thread's cache, and
 // everything comes from the cache when the graph's device data fits all threads' caches together.
+// What stays device traffic is left per buffer in `t.deviceBytesPerBuffer`.
 void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel& m, KernelTraffic& t) {
   const MemoryLevelDesc* cache = hw.levelForScope(Scope::Block);
   if (!cache || cache->bandwidthGBs <= 0) return;
-  for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) {
+  for (auto& [buffer, bytes] : t.deviceBytesPerBuffer) {
     const Buffer& b = g.buffers()[buffer];
     const MemoryLevelDesc* dram = hardwareLevelFor(g, hw, b.level);
     if (!dram) continue;
@@ -137,7 +139,31 @@ void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel
     int64_t cached = m.cacheResident ? bytes : footprint <= cache->capacityBytes && bytes > footprint ? bytes - footprint : 0;
     t.bytesPerLevel[dram->name] -= cached;
     t.bytesPerLevel[cache->name] += cached;
+    bytes -= cached;
   }
+}
+
+// Warm, the bytes a repeated run touches from a buffer's previous touch to its touch in kernel k: the
+// distinct device buffers of the kernels from the last one before k that touches it (k itself in the
+// run before, when no other does) through k. That is the footprint a copy would repeat over with the
+// same reuse, so the warm-copy curve prices the buffer's bytes at it (docs/cpu.md, "Reuse
+// footprints"): a buffer the previous kernel wrote comes back from the cache even when the whole
+// graph is far larger than it.
+std::vector<std::map<uint32_t, int64_t>> reuseFootprints(const Graph& g, const std::vector<KernelTraffic>& traffic) {
+  size_t n = traffic.size();
+  std::vector<std::map<uint32_t, int64_t>> out(n);
+  for (size_t k = 0; k < n; ++k)
+    for (const auto& [buffer, bytes] : traffic[k].deviceBytesPerBuffer) {
+      size_t back = 1;
+      while (back < n && !traffic[(k + n - back) % n].deviceBytesPerBuffer.count(buffer)) ++back;
+      std::set<uint32_t> touched;
+      for (size_t d = 0; d <= std::min(back, n - 1); ++d)
+        for (const auto& [b, _] : traffic[(k + n - d) % n].deviceBytesPerBuffer) touched.insert(b);
+      int64_t footprint = 0;
+      for (uint32_t b : touched) footprint += g.buffers()[b].numel() * 4;
+      out[k][buffer] = footprint;
+    }
+  return out;
 }
 
 int64_t deviceFootprint(const Graph& g, const HardwareDesc& hw) {
@@ -168,30 +194,38 @@ DeviceRates deviceRates(const HardwareDesc& hw, const GraphModel& m, CacheState 
     if (!hw.warmCopy.empty()) r.streamingGBs = hw.warmCopy.back().streamingGBs;
     return r;
   }
-  if (hw.warmCopy.empty()) return r;
-  int64_t footprint = std::max(m.deviceFootprintBytes, hw.warmCopy.front().footprintBytes);
-  r.plainGBs = hw.warmCopyGBs(footprint, false);
-  r.streamingGBs = hw.warmCopyGBs(footprint, true);
-  return r;
+  return hw.warmCopy.empty() ? r : DeviceRates::warmAt(hw, m.deviceFootprintBytes);
 }
+
+}  // namespace
+
+DeviceRates DeviceRates::warmAt(const HardwareDesc& hw, int64_t footprintBytes) {
+  int64_t footprint = std::max(footprintBytes, hw.warmCopy.front().footprintBytes);
+  return DeviceRates{hw.warmCopyGBs(footprint, false), hw.warmCopyGBs(footprint, true)};
+}
+
+namespace {
 
 // Device traffic, cache traffic and compute proceed side by side, and the slowest bounds the kernel: a
 // roofline (docs/cpu.md, "Modelled against measured"). Refitted on 2026-11-27 against the last benchmark
 // run's 88 DRAM-scale candidates: MAPE 25.8 % hot and 16.5 % cold when caches and DRAM were summed and
 // half the lesser of memory and compute added, 17.8 % and 12.4 % as the slowest of the three.
-void priceKernel(const HardwareDesc& hw, const DeviceRates& rates, KernelModel& km, const KernelTraffic& t) {
+void priceKernel(const HardwareDesc& hw, const DeviceRates& rates, const std::map<uint32_t, int64_t>& reuse, KernelModel& km,
+                 const KernelTraffic& t) {
   km.deviceUs = km.cacheUs = 0;
   for (const auto& [level, bytes] : t.bytesPerLevel) {
     const MemoryLevelDesc* l = hw.level(level);
     if (!l || l->bandwidthGBs <= 0) continue;
-    double& us = l->scope == Scope::Device ? km.deviceUs : km.cacheUs;
-    if (l->scope != Scope::Device || rates.plainGBs <= 0) {
-      us += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
-      continue;
-    }
-    int64_t streamed = std::min(bytes, t.streamedBytes);
-    us += static_cast<double>(bytes - streamed) / (rates.plainGBs * 1e3) + static_cast<double>(streamed) / (rates.streamingGBs * 1e3);
+    if (l->scope != Scope::Device || rates.plainGBs <= 0) (l->scope == Scope::Device ? km.deviceUs : km.cacheUs) += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
   }
+  if (rates.plainGBs > 0)
+    for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) {
+      auto s = t.streamedBytesPerBuffer.find(buffer);
+      int64_t streamed = std::min(bytes, s == t.streamedBytesPerBuffer.end() ? 0 : s->second);
+      auto r = reuse.find(buffer);
+      DeviceRates at = r == reuse.end() ? rates : DeviceRates::warmAt(hw, r->second);
+      km.deviceUs += static_cast<double>(bytes - streamed) / (at.plainGBs * 1e3) + static_cast<double>(streamed) / (at.streamingGBs * 1e3);
+    }
   km.memoryUs = std::max(km.deviceUs, km.cacheUs);
   km.computeUs = 0;
   double flops = static_cast<double>(km.flops);
@@ -216,11 +250,13 @@ GraphModel modelCpu(const Graph& g, const HardwareDesc& hw, const ModelOptions& 
   m.devicePlainGBs = rates.plainGBs;
   m.deviceStreamingGBs = rates.streamingGBs;
   auto streamed = streamedBuffers(g, *schedule, o.streamAboveBytes < 0 ? hw.streamStoreAboveBytes : o.streamAboveBytes);
+  std::vector<KernelModel> kernels;
+  std::vector<KernelTraffic> traffic;
   for (const codegen::KernelSchedule& ks : schedule->kernels) {
-    KernelModel km;
+    KernelModel& km = kernels.emplace_back();
     km.kernel = ks.index;
     km.blockSyncs = ks.blockSyncs;
-    KernelTraffic t;
+    KernelTraffic& t = traffic.emplace_back();
     for (const codegen::Stage& st : ks.stages) {
       auto groups = codegen::fuseStage(g, st);
       auto values = codegen::valueBuffers(g, *schedule, groups);
@@ -229,11 +265,14 @@ GraphModel modelCpu(const Graph& g, const HardwareDesc& hw, const ModelOptions& 
     }
     for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) km.dramBytes += bytes;
     km.bytesPerLevel = t.bytesPerLevel;
-    priceDeviceTraffic(g, hw, m, t);
-    priceKernel(hw, rates, km, t);
-    m.modelledUs += km.modelledUs - hw.launchCostUs;
-    m.dramBytes += km.dramBytes;
-    m.kernels.push_back(std::move(km));
+  }
+  auto reuse = o.cache == CacheState::Warm && !hw.warmCopy.empty() ? reuseFootprints(g, traffic) : std::vector<std::map<uint32_t, int64_t>>(kernels.size());
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    priceDeviceTraffic(g, hw, m, traffic[k]);
+    priceKernel(hw, rates, reuse[k], kernels[k], traffic[k]);
+    m.modelledUs += kernels[k].modelledUs - hw.launchCostUs;
+    m.dramBytes += kernels[k].dramBytes;
+    m.kernels.push_back(std::move(kernels[k]));
   }
   return m;
 }

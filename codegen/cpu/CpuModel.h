@@ -66,12 +66,16 @@ struct ModelOptions {
 };
 
 // Device rates: the GB/s a plain and a streamed device byte moves at. Warm, with the description's
-// warm-copy curve (`gir run --calibrate`), both come from the curve at the graph's device footprint:
-// on this machine a 64 MiB footprint copied again and again runs at twice the STREAM rate. Cold, plain
-// bytes move at the calibrated cold copy's rate (`cold_copy_gbs`); without it, and warm without a curve,
-// at the device level's (STREAM copy) bandwidth.
+// warm-copy curve (`gir run --calibrate`), both come from the curve: GraphModel reports them at the
+// graph's device footprint, and each kernel prices a buffer's bytes at the buffer's reuse footprint
+// (the bytes touched since its previous touch; docs/cpu.md, "Reuse footprints"): on this machine a 64
+// MiB footprint copied again and again runs at twice the STREAM rate. Cold, plain bytes move at the
+// calibrated cold copy's rate (`cold_copy_gbs`); without it, and warm without a curve, at the device
+// level's (STREAM copy) bandwidth.
 struct DeviceRates {
   double plainGBs = 0, streamingGBs = 0;
+  // The warm-copy curve's rates at a footprint, held at the curve's first point below it.
+  static DeviceRates warmAt(const HardwareDesc& hw, int64_t footprintBytes);
 };
 
 GraphModel modelCpu(const Graph& g, const HardwareDesc& hw, const ModelOptions& options = {});

@@ -129,3 +129,45 @@ TEST_CASE("device traffic, cache traffic and compute run side by side: the slowe
   // The slow level is the one that shows: 8 MiB at 1 GB/s is 8,389 us whatever the rest costs.
   CHECK(kernelOf(1.0, 1000.0, 1000.0).modelledUs == Approx(fixed + 8.0 * (1 << 20) / 1e3).epsilon(0.01));
 }
+
+TEST_CASE("a warm run prices each buffer at its reuse footprint: what runs touch since its previous touch", "[cpu][model]") {
+  // Three kernels in a chain over 4 MiB buffers, a 16 MiB graph. Kernel 1 reads t1, which kernel 0
+  // wrote just before it: x, t1 and t2 (12 MiB) are touched from that write to this read. It writes
+  // t2, last touched by kernel 2 in the run before: all 16 MiB lie in between.
+  Graph g = test::parseGirOrStop(R"(gir @chain units=256 block=4
+level dram device
+%x = buffer dram f32[1048576] input
+%t1 = buffer dram f32[1048576]
+%t2 = buffer dram f32[1048576]
+%y = buffer dram f32[1048576] output
+%x_u = slice %x offset(4096*u) shape[4096] strides[1]
+%t1_w = slice %t1 offset(4096*u) shape[4096] strides[1]
+%t1_r = slice %t1 offset(4096*u) shape[4096] strides[1]
+%t2_w = slice %t2 offset(4096*u) shape[4096] strides[1]
+%t2_r = slice %t2 offset(4096*u) shape[4096] strides[1]
+%y_u = slice %y offset(4096*u) shape[4096] strides[1]
+ew.relu %x_u -> %t1_w
+sync device (%t1_w) -> (%t1_r)
+ew.relu %t1_r -> %t2_w
+sync device (%t2_w) -> (%t2_r)
+ew.relu %t2_r -> %y_u
+)");
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  hw->warmCopy = {{2 << 20, 100, 50}, {8 << 20, 40, 30}, {32 << 20, 20, 25}};
+  const int64_t mib = 1 << 20;
+  auto warm = codegen::cpu::modelCpu(g, *hw);
+  REQUIRE(warm.kernels.size() == 3);
+  CHECK(warm.deviceFootprintBytes == 16 * mib);
+  double at12 = hw->warmCopyGBs(12 * mib, false), at16 = hw->warmCopyGBs(16 * mib, false);
+  REQUIRE(at12 > at16);
+  CHECK(warm.devicePlainGBs == Approx(at16));  // the graph's figure stays the whole footprint's
+  // Kernel 0: x (last touched by itself a run before: 16 MiB) and t1 (by kernel 1: 16 MiB).
+  CHECK(warm.kernels[0].deviceUs == Approx(8.0 * mib / (at16 * 1e3)));
+  CHECK(warm.kernels[1].deviceUs == Approx(4.0 * mib / (at12 * 1e3) + 4.0 * mib / (at16 * 1e3)));
+  CHECK(warm.kernels[2].deviceUs == Approx(4.0 * mib / (at12 * 1e3) + 4.0 * mib / (at16 * 1e3)));
+  // Cold runs have no reuse: every byte at the cold copy's rate.
+  hw->coldCopyGBs = 16;
+  auto cold = codegen::cpu::modelCpu(g, *hw, {codegen::cpu::CacheState::Cold, -1});
+  CHECK(cold.kernels[1].deviceUs == Approx(8.0 * mib / 16e3));
+}
