@@ -189,53 +189,47 @@ ew.div %x_u, %x_u -> %r_u
   test::requireKernelMatches(g);
 }
 
-TEST_CASE("a sum over fewer than 128 elements takes one partial per lane block", "[cpu][emit][reduce]") {
-  // 100 = one block of 64 (a single float partial: there is no room for two) + a tail of 36.
-  Graph g = test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1
+namespace {
+
+// Two units, each summing one row of `n` floats into y[u].
+Graph rowSum(int n) {
+  std::string row = std::to_string(n);
+  return test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1
 level dram device
 level local unit capacity=32768
-%x = buffer dram f32[200] input
+%x = buffer dram f32[)" + std::to_string(2 * n) + R"(] input
 %y = buffer dram f32[2] output
-%s0 = slice %x offset(100*u) shape[1,100] strides[100,1]
+%s0 = slice %x offset()" + row + "*u) shape[1," + row + "] strides[" + row + R"(,1]
 %s1 = slice %y offset(u) shape[1] strides[1]
 reduce.sum axes[1] %s0 -> %s1
 )");
+}
+
+}  // namespace
+
+TEST_CASE("a sum over fewer than 128 elements takes one partial per lane block", "[cpu][emit][reduce]") {
+  // 100 = one block of 64 (a single float partial: there is no room for two) + a tail of 36.
+  Graph g = rowSum(100);
   auto src = emitCpu(g);
   REQUIRE(src);
   CHECK(countOf(src->code, "block0 < 64; block0 += 64") == 1);
   CHECK(countOf(src->code, "part0_1") == 0);
   CHECK(countOf(src->code, "lanes0[lane0] += part0[lane0];") == 1);
   CHECK(countOf(src->code, "for (int64_t i0 = 64; i0 < 100; ++i0)") == 1);
-  auto k = CompiledKernel::build(g, test::cpuTestOptions());
-  REQUIRE(k);
-  auto check = checkAgainstInterpreter(g, *k, 7);
-  REQUIRE(check);
-  CHECK(check->close);
+  test::requireKernelMatches(g);
 }
 
 TEST_CASE("a sum whose row is not whole lane blocks finishes in a tail loop", "[cpu][emit][reduce]") {
   // 200 = one block of 128 (two partials of 64) + 72: the tail is a simd reduction into the
   // accumulator the lanes end in.
-  Graph g = test::parseGirOrStop(R"(gir @rowsum target=cpu-host units=2 block=1
-level dram device
-level local unit capacity=32768
-%x = buffer dram f32[400] input
-%y = buffer dram f32[2] output
-%s0 = slice %x offset(200*u) shape[1,200] strides[200,1]
-%s1 = slice %y offset(u) shape[1] strides[1]
-reduce.sum axes[1] %s0 -> %s1
-)");
+  Graph g = rowSum(200);
   auto src = emitCpu(g);
   REQUIRE(src);
   CHECK(countOf(src->code, "block0 < 128; block0 += 128") == 1);
   CHECK(countOf(src->code, "lanes0[lane0] += (part0[lane0] + part0_1[lane0]);") == 1);
   CHECK(countOf(src->code, "for (int64_t i0 = 128; i0 < 200; ++i0)") == 1);
   CHECK(countOf(src->code, "acc0 += girLaneSum(lanes0);") == 1);
-  auto k = CompiledKernel::build(g, test::cpuTestOptions());
-  REQUIRE(k);
-  auto check = checkAgainstInterpreter(g, *k, 7);
-  REQUIRE(check);
-  CHECK(check->close);
+  test::requireKernelMatches(g);
 }
 
 namespace {
