@@ -213,12 +213,14 @@ namespace {
 void priceKernel(const HardwareDesc& hw, const DeviceRates& rates, const std::map<uint32_t, int64_t>& reuse, KernelModel& km,
                  const KernelTraffic& t) {
   km.deviceUs = km.cacheUs = 0;
+  bool deviceRated = rates.plainGBs > 0;  // device bytes at the rates, per buffer (below); else at the level's bandwidth
   for (const auto& [level, bytes] : t.bytesPerLevel) {
     const MemoryLevelDesc* l = hw.level(level);
-    if (!l || l->bandwidthGBs <= 0) continue;
-    if (l->scope != Scope::Device || rates.plainGBs <= 0) (l->scope == Scope::Device ? km.deviceUs : km.cacheUs) += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
+    if (!l || l->bandwidthGBs <= 0 || (l->scope == Scope::Device && deviceRated)) continue;
+    double& us = l->scope == Scope::Device ? km.deviceUs : km.cacheUs;
+    us += static_cast<double>(bytes) / (l->bandwidthGBs * 1e3);
   }
-  if (rates.plainGBs > 0)
+  if (deviceRated)
     for (const auto& [buffer, bytes] : t.deviceBytesPerBuffer) {
       auto s = t.streamedBytesPerBuffer.find(buffer);
       int64_t streamed = std::min(bytes, s == t.streamedBytesPerBuffer.end() ? 0 : s->second);
