@@ -65,20 +65,21 @@ std::optional<Scope> SyncInsertion::neededScope(const Graph& g, const UseDef& ud
   thread_local ElementWriters writer;
   writer.collect(g, ud, b, in);
   Scope needed = Scope::Unit;
-  thread_local std::vector<int64_t> elems;
+  thread_local std::vector<ElementRun> runs;  // the elements in their order, as runs (no per-element list)
   for (SliceId o : out)
     for (NodeId r : ud.readers[o.value]) {
       if (g.node(r).isSync()) return Scope::Device;  // a chain of syncs: leave it to the later one
       UnitDomain d = g.domainOf(g.node(r));
       for (int64_t v = d.begin; v < d.end; ++v) {
-        sliceElements(g.slice(o), v, elems);
-        for (int64_t e : elems) {
-          int64_t w = writer[e];
-          if (w < 0) return std::nullopt;
-          if (w == v) continue;
-          if (g.blockOf(w) == g.blockOf(v)) needed = std::max(needed, Scope::Block);
-          else return Scope::Device;
-        }
+        sliceRuns(g.slice(o), v, runs);
+        for (const ElementRun& run : runs)
+          for (int64_t e = run.begin; e < run.end; ++e) {
+            int64_t w = writer[e];
+            if (w < 0) return std::nullopt;
+            if (w == v) continue;
+            if (g.blockOf(w) == g.blockOf(v)) needed = std::max(needed, Scope::Block);
+            else return Scope::Device;
+          }
       }
     }
   return needed;
