@@ -29,6 +29,7 @@
 #include "app/GirProcess.h"
 #include "app/Session.h"
 #include "codegen/KernelSource.h"
+#include "codegen/cpu/HostDescription.h"
 #include "core/AtomicFile.h"
 #include "core/gir/Printer.h"
 
@@ -208,16 +209,18 @@ void MeasureTab::start() {
     return;
   }
   if (running()) return;
-  auto hw = loadHardwareByName("cpu-host");
+  // The same description `gir run` would take: a calibration left in the cache, else the bundled one.
+  auto hw = codegen::cpu::cpuHostDescription("", "");
   if (!hw) {
     Q_EMIT error("Measure", QString::fromStdString(hw.error().str()));
     return;
   }
+  hostSource_ = hw->source;
   clear();
   dir_ = std::make_unique<QTemporaryDir>();
   std::string base = dir_->path().toStdString();
   auto g = writeFileAtomically(base + "/measured.gir", printGraph(session_.graph()));
-  auto h = g ? writeFileAtomically(base + "/hardware.json", hardwareToJson(*hw)) : g;
+  auto h = g ? writeFileAtomically(base + "/hardware.json", hardwareToJson(hw->desc)) : g;
   if (!dir_->isValid() || !h) {
     Q_EMIT error("Measure", QString::fromStdString(dir_->isValid() ? h.error().str() : "cannot create a temporary folder"));
     return;
@@ -303,13 +306,14 @@ void MeasureTab::show(const codegen::cpu::MeasureResult& r) {
     warnings += QString(" <b>Warning:</b> %1 background job(s) of the app still ran after %2 s of waiting; the times may be inflated.")
                     .arg(contendedJobs_).arg(idleWaitMs_ / 1000.0, 0, 'f', 0);
   if (!wide.isEmpty()) warnings += " <b>Warning:</b> wide spread (p90 > 1.5 x p10) on kernel(s) " + wide.join(", ") + ": the machine was busy, measure again.";
-  status_->setText(QString("measured %1 kernel(s) on this CPU with gir run (a child process), modelled with %2; outputs %3 the interpreter's "
-                           "(max relative error %4).%5")
+  status_->setText(QString("measured %1 kernel(s) on this CPU with gir run (a child process), modelled with %2 (%6); outputs %3 the "
+                           "interpreter's (max relative error %4).%5")
                        .arg(r.kernels.size())
                        .arg(QString::fromStdString(r.hardware))
                        .arg(r.outputsMatch ? "match" : "DO NOT match")
                        .arg(r.maxRelativeOutputError, 0, 'g', 3)
-                       .arg(warnings));
+                       .arg(warnings)
+                       .arg(QString::fromStdString(hostSource_)));
   figures_->setText(QString("<b>error figures</b>: MAPE %1 %, max relative error %2, Spearman rank correlation %3; the kernel modelled "
                             "fastest %4 within 5 % of the fastest measured. Roofline: each kernel's device bytes over its time, against "
                             "STREAM copy %5 GB/s (%6).")

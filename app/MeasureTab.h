@@ -94,6 +94,7 @@ class MeasureTab : public QWidget {
   std::unique_ptr<QTemporaryDir> dir_;  // the graph and hardware files the child reads
   QProcess* process_ = nullptr;
   std::optional<codegen::cpu::MeasureResult> result_;
+  std::string hostSource_;  // where the description came from (codegen/cpu/HostDescription.h)
 };
 
 }  // namespace gir::app

@@ -17,6 +17,7 @@
 #include "codegen/cpu/CpuCheck.h"
 #include "codegen/cpu/CpuCompiler.h"
 #include "codegen/cpu/CpuModel.h"
+#include "codegen/cpu/HostDescription.h"
 #include "codegen/cpu/InterleavedTiming.h"
 #include "search/ModelPlanner.h"
 #include "search/templates/SubgraphCheck.h"
@@ -147,8 +148,9 @@ Status timeCandidates(std::vector<CandidateRun>& runs, const RunOptions& o) {
 
 // A calibrated copy of the description goes to the path the user names, else to the cache; never
 // over the bundled hardware/cpu-host.json (checked before the minutes of calibration start).
-Expected<std::string> calibratedPath(const std::string& requested) {
-  std::string path = requested.empty() ? defaultCacheDir() + "/cpu-host.calibrated.json" : requested;
+Expected<std::string> calibratedPath(const Args& args) {
+  std::string path = args.option("calibrate-out", "");
+  if (path.empty()) path = cachedCalibrationPath(args.option("cache", ""));
   std::error_code ec;
   std::filesystem::path bundled = std::filesystem::path(hardwareDirectory()) / "cpu-host.json";
   if (std::filesystem::exists(path) && std::filesystem::equivalent(path, bundled, ec))
@@ -321,8 +323,8 @@ Expected<RunResults> runModel(const std::string& input, const HardwareDesc& hw, 
 }
 
 void printJson(const std::string& input, const HardwareDesc& hw, double streamCopy, const std::optional<Calibration>& cal,
-               const RunResults& res, const RunOptions& o, const ModelError& err) {
-  json j = {{"input", input}, {"target", hw.name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()},
+               const std::string& source, const RunResults& res, const RunOptions& o, const ModelError& err) {
+  json j = {{"input", input}, {"target", hw.name}, {"stream_copy_gbs", streamCopy}, {"calibrated", cal.has_value()}, {"hardware_source", source},
             {"min_bytes", res.minBytes}, {"planners", plannerSummary(res.runs, o.planners, res.subgraphs)}};
   json cands = json::array();
   for (const CandidateRun& r : res.runs) cands.push_back(candidateJson(r));
@@ -337,8 +339,8 @@ void printJson(const std::string& input, const HardwareDesc& hw, double streamCo
   std::cout << j.dump(2) << "\n";
 }
 
-void printText(const HardwareDesc& hw, double streamCopy, bool calibrated, const RunResults& res, const RunOptions& o, const ModelError& err) {
-  std::cout << "target " << hw.name << " (stream copy " << fixed(streamCopy, 1) << " GB/s" << (calibrated ? ", calibrated" : ", from the description") << ")\n";
+void printText(const HardwareDesc& hw, double streamCopy, const std::string& source, const RunResults& res, const RunOptions& o, const ModelError& err) {
+  std::cout << "target " << hw.name << " (stream copy " << fixed(streamCopy, 1) << " GB/s, " << source << ")\n";
   for (const CandidateRun& r : res.runs) printCandidate(r);
   if (err.count > 0)
     std::cout << "modelled vs measured over " << err.count << " candidate(s): MAPE " << fixed(err.mapePercent, 1) << " %, max relative error "
@@ -369,12 +371,14 @@ int runRun(const CommandArgs& argv) {
   if (isGir && args->hasOption("planner"))
     return reportBadInput(makeError("--planner applies to models; a .gir file runs as it is", SourceLocation{input, 0, 0, ""}));
   if (!isGir && opts->emit) return reportBadInput(makeError("--emit prints the source of a .gir file; lower the model first (gir lower)"));
-  auto hw = args->hasOption("hardware") ? loadHardwareDesc(args->option("hardware")) : loadHardwareByName("cpu-host");
-  if (!hw) return reportBadInput(hw.error());
+  auto chosen = cpuHostDescription(args->option("hardware", ""), args->option("cache", ""), args->has("calibrate"));
+  if (!chosen) return reportBadInput(chosen.error());
+  HardwareDesc* hw = &chosen->desc;
+  std::string source = chosen->source;
   double streamCopy = hw->dramBandwidthGBs();
   std::optional<Calibration> cal;
   if (args->has("calibrate")) {
-    auto path = calibratedPath(args->option("calibrate-out"));
+    auto path = calibratedPath(*args);
     if (!path) return reportBadInput(path.error());
     CalibrationOptions co;
     co.compile = opts->launch.compile;
@@ -386,6 +390,7 @@ int runRun(const CommandArgs& argv) {
     streamCopy = c->streamCopyGBs;
     if (auto st = writeOutput(*path, hardwareToJson(*hw) + "\n"); !st) return reportBadInput(st.error());
     if (!opts->json) std::cout << "calibrated: " << c->str() << "\nwrote " << *path << "\n";
+    source = "calibrated now";
   }
   // Streaming stores where the (calibrated) description says they pay; --stores plain turns them off (A/B runs).
   std::string stores = args->option("stores", "auto");
@@ -404,8 +409,8 @@ int runRun(const CommandArgs& argv) {
     measured.push_back(r.measured->medianUs);
   }
   ModelError err = modelError(modelled, measured);
-  if (opts->json) printJson(input, *hw, streamCopy, cal, *res, *opts, err);
-  else printText(*hw, streamCopy, cal.has_value(), *res, *opts, err);
+  if (opts->json) printJson(input, *hw, streamCopy, cal, source, *res, *opts, err);
+  else printText(*hw, streamCopy, source, *res, *opts, err);
   return allClose ? kExitOk : kExitFinding;
 }
 

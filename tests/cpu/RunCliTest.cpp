@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,37 @@ TEST_CASE("gir run on a model checks every lowerable planner against the referen
       CHECK(k["modelled_us"].get<double>() >= slowest);
       CHECK(k["bytes_per_level"]["dram"].get<int64_t>() == k["dram_bytes"].get<int64_t>());
     }
+}
+
+TEST_CASE("gir run prices with the calibration an earlier --calibrate left in its cache", "[cpu][cli]") {
+  // A cache of its own, holding a calibrated description whose STREAM copy no machine has: the run must
+  // say it uses that file and price with it; --hardware still wins; a broken file is an error naming it.
+  std::string cache = test::binaryPath("tests/cpu-calibrated-cache");
+  std::filesystem::create_directories(cache);
+  std::string path = cache + "/cpu-host.calibrated.json";
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  for (MemoryLevelDesc& l : hw->levels)
+    if (l.scope == Scope::Device) l.bandwidthGBs = 7.25;
+  test::writeText(path, hardwareToJson(*hw) + "\n");
+  std::string gir = "run " + test::sourcePath("tests/golden/gir/relu.gir") + " --target cpu --opt O1 --cache " + cache;
+  int code = 0;
+  std::string out = test::runGir(gir, code);
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("stream copy 7.2 GB/s, calibrated earlier: " + path) != std::string::npos);
+  auto j = lastJson(test::runGir(gir + " --json", code));
+  CHECK(j["stream_copy_gbs"] == 7.25);
+  CHECK(j["hardware_source"] == "calibrated earlier: " + path);
+  out = test::runGir(gir + " --hardware " + test::sourcePath("hardware/cpu-host.json"), code);
+  CHECK(code == 0);
+  CHECK(out.find("stream copy 20.0 GB/s, from ") != std::string::npos);
+  test::writeText(path, "{\"name\": \n");
+  out = test::runGir(gir, code);
+  CHECK(code == 2);
+  CHECK(out.find("error: " + path) != std::string::npos);
+  CHECK(out.find("run --calibrate again, or delete it") != std::string::npos);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("calibration measures positive figures and writes them into a copy of cpu-host", "[cpu][calibrate]") {
