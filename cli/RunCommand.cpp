@@ -373,9 +373,9 @@ int runRun(const CommandArgs& argv) {
   if (!isGir && opts->emit) return reportBadInput(makeError("--emit prints the source of a .gir file; lower the model first (gir lower)"));
   auto chosen = cpuHostDescription(args->option("hardware", ""), args->option("cache", ""), args->has("calibrate"));
   if (!chosen) return reportBadInput(chosen.error());
-  HardwareDesc* hw = &chosen->desc;
+  HardwareDesc& hw = chosen->desc;
   std::string source = chosen->source;
-  double streamCopy = hw->dramBandwidthGBs();
+  double streamCopy = hw.dramBandwidthGBs();
   std::optional<Calibration> cal;
   if (args->has("calibrate")) {
     auto path = calibratedPath(*args);
@@ -386,17 +386,17 @@ int runRun(const CommandArgs& argv) {
     auto c = calibrate(co);
     if (!c) return reportBadInput(c.error());
     cal = *c;
-    *hw = applyCalibration(*hw, *c);
+    hw = applyCalibration(hw, *c);
     streamCopy = c->streamCopyGBs;
-    if (auto st = writeOutput(*path, hardwareToJson(*hw) + "\n"); !st) return reportBadInput(st.error());
+    if (auto st = writeOutput(*path, hardwareToJson(hw) + "\n"); !st) return reportBadInput(st.error());
     if (!opts->json) std::cout << "calibrated: " << c->str() << "\nwrote " << *path << "\n";
     source = "calibrated now";
   }
   // Streaming stores where the (calibrated) description says they pay; --stores plain turns them off (A/B runs).
   std::string stores = args->option("stores", "auto");
   if (stores != "auto" && stores != "plain") return reportBadInput(makeError("--stores expects auto or plain, got '" + stores + "'"));
-  opts->launch.emit.streamAboveCacheBytes = stores == "auto" ? hw->streamStoreAboveBytes : 0;
-  auto res = isGir ? runGirFile(input, *hw, *opts) : runModel(input, *hw, *opts);
+  opts->launch.emit.streamAboveCacheBytes = stores == "auto" ? hw.streamStoreAboveBytes : 0;
+  auto res = isGir ? runGirFile(input, hw, *opts) : runModel(input, hw, *opts);
   if (!res) return reportBadInput(res.error());
   if (opts->emit) return kExitOk;
   if (auto st = timeCandidates(res->runs, *opts); !st) return reportBadInput(st.error());
@@ -409,8 +409,8 @@ int runRun(const CommandArgs& argv) {
     measured.push_back(r.measured->medianUs);
   }
   ModelError err = modelError(modelled, measured);
-  if (opts->json) printJson(input, *hw, streamCopy, cal, source, *res, *opts, err);
-  else printText(*hw, streamCopy, source, *res, *opts, err);
+  if (opts->json) printJson(input, hw, streamCopy, cal, source, *res, *opts, err);
+  else printText(hw, streamCopy, source, *res, *opts, err);
   return allClose ? kExitOk : kExitFinding;
 }
 

@@ -10,8 +10,7 @@ std::string cachedCalibrationPath(const std::string& cacheDir) {
   return (cacheDir.empty() ? defaultCacheDir() : cacheDir) + "/cpu-host.calibrated.json";
 }
 
-// Why the cached calibration beats the bundled file: the bundled one was measured on a host with a 480 MiB
-// L3, and its streaming-store threshold of 96 MiB made RMSNorm 2048x4096 1.5x slower on one with 32 MiB.
+// Why a cached calibration comes before the bundled file: docs/cpu.md, "A calibration is kept".
 Expected<HostDescription> cpuHostDescription(const std::string& explicitPath, const std::string& cacheDir, bool skipCached) {
   if (!explicitPath.empty()) {
     auto hw = loadHardwareDesc(explicitPath);
