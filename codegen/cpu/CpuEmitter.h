@@ -25,7 +25,14 @@ struct CpuEmitOptions {
   // exceed it, a write-once graph output of at least kStreamMinBytes is written with non-temporal
   // stores from a row buffer (docs/cpu.md, "Streaming stores").
   int64_t streamAboveCacheBytes = 0;
+  // Device slices read or written in runs shorter than this, with gaps between them, make the emitter
+  // run consecutive units as one so that the runs grow to this length (codegen/schedule/UnitCoalescing.h;
+  // docs/cpu.md, "Coalesced units"); 0 keeps every unit as planned.
+  int64_t coalesceRunsBelowBytes = 4096;
 };
+
+// Coalescing leaves at least this many units, so that the blocks still share out over the threads.
+constexpr int64_t kMinCoalescedUnits = 64;
 
 // One entry of the `float* const* g` array the generated functions take: a buffer held in one
 // array of its full size (inputs, outputs, device temporaries, unit/block buffers kept global).
