@@ -296,6 +296,7 @@ HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
   hw.streamStoreAboveBytes = c.streamStoreAboveBytes;
   hw.warmCopy = c.warmCopy;
   hw.coldCopyGBs = c.coldCopyGBs;
+  hw.readToCopyRatio = c.streamCopyGBs > 0 ? c.streamReadGBs / c.streamCopyGBs : 0;
   hw.maxUnits = c.threads;
   return hw;
 }

@@ -61,15 +61,18 @@ bool isDeviceLevel(const Graph& g, const HardwareDesc& hw, const std::string& le
 struct KernelTraffic {
   std::map<std::string, int64_t> bytesPerLevel;
   std::map<uint32_t, int64_t> deviceBytesPerBuffer;
+  std::map<uint32_t, int64_t> deviceReadBytesPerBuffer;  // the reads among them
   std::map<uint32_t, int64_t> streamedBytesPerBuffer;  // device writes the emitter makes with streaming stores
 };
 
-void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units, KernelTraffic& t) {
+void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units, bool read, KernelTraffic& t) {
   const Buffer& b = g.buffer(g.slice(s).buffer);
   const MemoryLevelDesc* hl = hardwareLevelFor(g, hw, b.level);
   int64_t bytes = g.slice(s).numel() * 4 * units;
   t.bytesPerLevel[hl ? hl->name : b.level] += bytes;
-  if (isDeviceLevel(g, hw, b.level)) t.deviceBytesPerBuffer[g.slice(s).buffer.value] += bytes;
+  if (!isDeviceLevel(g, hw, b.level)) return;
+  t.deviceBytesPerBuffer[g.slice(s).buffer.value] += bytes;
+  if (read) t.deviceReadBytesPerBuffer[g.slice(s).buffer.value] += bytes;
 }
 
 // The accesses of one loop group as emitted (docs/cpu.md, "One loop nest per fused group"): a value
@@ -89,11 +92,11 @@ void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& 
       BufferId b = g.slice(n.inputs[i]).buffer;
       bool device = isDeviceLevel(g, hw, g.buffer(b).level);
       if (values[b.value] || (!device && codegen::forwardedFrom(g, grp, k, i) >= 0)) continue;
-      addAccess(g, hw, n.inputs[i], units, t);
+      addAccess(g, hw, n.inputs[i], units, true, t);
     }
     const uint32_t out = g.slice(n.outputs[0]).buffer.value;
     if (values[out] || (homes[out].kind == codegen::HomeKind::CopySource && homes[out].copy == grp.nodes[k])) continue;
-    addAccess(g, hw, n.outputs[0], units, t);
+    addAccess(g, hw, n.outputs[0], units, false, t);
     if (streamsOutput(g, streamed, grp, k)) t.streamedBytesPerBuffer[out] += g.slice(n.outputs[0]).numel() * 4 * units;
   }
 }
@@ -140,6 +143,8 @@ void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel
     t.bytesPerLevel[dram->name] -= cached;
     t.bytesPerLevel[cache->name] += cached;
     bytes -= cached;
+    // what the cache serves is read again: the reads left are the first ones
+    if (auto r = t.deviceReadBytesPerBuffer.find(buffer); r != t.deviceReadBytesPerBuffer.end()) r->second = std::max<int64_t>(0, r->second - cached);
   }
 }
 
@@ -206,6 +211,20 @@ DeviceRates DeviceRates::warmAt(const HardwareDesc& hw, int64_t footprintBytes) 
 
 namespace {
 
+// Seconds per byte of a buffer's device traffic at `at` (docs/cpu.md, "Reads and writes"): a read
+// streams `readToCopyRatio` times faster than a copy moves its bytes; a plain write takes what is left
+// of a copied element's time (2/copy - 1/read per byte), and a streamed one what is left of a streaming
+// copy's. A copy kernel is priced at the copy rate measured, a read-only one at the read rate. The
+// ratio is held within [1, 1.9]: a read is never priced slower than a copy, nor a write as free.
+double deviceUs(const HardwareDesc& hw, const DeviceRates& at, int64_t reads, int64_t plainWrites, int64_t streamed) {
+  double f = hw.readToCopyRatio > 0 ? std::clamp(hw.readToCopyRatio, 1.0, 1.9) : 1.0;
+  double readGBs = at.plainGBs * f;
+  double plainWriteGBs = 1.0 / (2.0 / at.plainGBs - 1.0 / readGBs);
+  double streamedWriteGBs = f == 1.0 ? at.streamingGBs : 1.0 / std::max(2.0 / at.streamingGBs - 1.0 / readGBs, 1.0 / (2.0 * at.streamingGBs));
+  return static_cast<double>(reads) / (readGBs * 1e3) + static_cast<double>(plainWrites) / (plainWriteGBs * 1e3) +
+         static_cast<double>(streamed) / (streamedWriteGBs * 1e3);
+}
+
 // Device traffic, cache traffic and compute proceed side by side, and the slowest bounds the kernel: a
 // roofline (docs/cpu.md, "Modelled against measured"). Refitted on 2026-11-27 against the last benchmark
 // run's 88 DRAM-scale candidates: MAPE 25.8 % hot and 16.5 % cold when caches and DRAM were summed and
@@ -226,7 +245,9 @@ void priceKernel(const HardwareDesc& hw, const DeviceRates& rates, const std::ma
       int64_t streamed = std::min(bytes, s == t.streamedBytesPerBuffer.end() ? 0 : s->second);
       auto r = reuse.find(buffer);
       DeviceRates at = r == reuse.end() ? rates : DeviceRates::warmAt(hw, r->second);
-      km.deviceUs += static_cast<double>(bytes - streamed) / (at.plainGBs * 1e3) + static_cast<double>(streamed) / (at.streamingGBs * 1e3);
+      auto rd = t.deviceReadBytesPerBuffer.find(buffer);
+      int64_t reads = std::min(bytes - streamed, rd == t.deviceReadBytesPerBuffer.end() ? 0 : rd->second);
+      km.deviceUs += deviceUs(hw, at, reads, bytes - streamed - reads, streamed);
     }
   km.memoryUs = std::max(km.deviceUs, km.cacheUs);
   km.computeUs = 0;

@@ -20,7 +20,8 @@
 // Divisions and square roots weigh 4 flops per element. Transcendentals (exp, erf, tanh, ...) run at
 // the rate `gir run --calibrate` measures for girExp; an uncalibrated description prices one at 24
 // flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
-// rate. Device traffic, cache traffic and compute overlap: the slowest bounds the kernel (docs/cpu.md,
+// rate; with a calibrated `read_to_copy_ratio` reads move faster and writes slower, so that a copy still
+// costs what the calibration measured (docs/cpu.md, "Reads and writes"). Device traffic, cache traffic and compute overlap: the slowest bounds the kernel (docs/cpu.md,
 // "Modelled against measured", has the fit).
 #pragma once
 

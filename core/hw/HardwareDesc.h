@@ -61,6 +61,11 @@ struct HardwareDesc {
   // measured (a cold run is then priced at the device level's STREAM bandwidth). `gir run --calibrate`
   // measures it; the CPU cost model prices cold device traffic with it.
   double coldCopyGBs = 0;
+  // CPU: how much faster a read-only stream moves its bytes than a copy (STREAM read over STREAM copy,
+  // both over arrays far beyond the last-level cache); 0: not measured, reads are priced like a copy's
+  // bytes. The CPU cost model splits a copy's rate into a read rate and a write rate with it
+  // (docs/cpu.md, "Reads and writes"). `gir run --calibrate` measures it.
+  double readToCopyRatio = 0;
   std::optional<AscendDesc> ascend;
 
   const MemoryLevelDesc* level(const std::string& name) const;

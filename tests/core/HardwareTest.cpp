@@ -66,6 +66,12 @@ TEST_CASE("the warm-copy curve reads, interpolates in log footprint, round-trips
   auto again = parseHardwareDesc(hardwareToJson(*hw), "again");
   REQUIRE(again);
   CHECK(again->coldCopyGBs == Approx(21.5));
+  CHECK(again->readToCopyRatio == 0);  // not measured, and not written
+  hw->readToCopyRatio = 1.27;
+  auto withRead = parseHardwareDesc(hardwareToJson(*hw), "read");
+  REQUIRE(withRead);
+  CHECK(withRead->readToCopyRatio == Approx(1.27));
+  hw->readToCopyRatio = 0;
   CHECK(hardwareToJson(*again) == hardwareToJson(*hw));
   std::string negative = text;
   negative.insert(negative.find('{') + 1, R"("cold_copy_gbs": -3,)");

@@ -82,6 +82,40 @@ TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, 
   CHECK(codegen::cpu::modelCpu(g, *hw).kernels[0].memoryUs == Approx(8 * mib / 40e3));
 }
 
+TEST_CASE("with a calibrated read rate, reads stream faster and writes take the rest of a copy's time", "[cpu][model]") {
+  // The ReLU (4 MiB read, 4 MiB written) and a row sum of the same input (4 MiB read, 16 KiB written).
+  Graph relu = test::parseGirOrStop(kRelu4MiB);
+  Graph sum = test::parseGirOrStop(R"(gir @rowsum_4mib units=256 block=4
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[1048576] input
+%s = buffer local f32[4096]
+%y = buffer dram f32[4096] output
+%x_u = slice %x offset(4096*u) shape[16,256] strides[256,1]
+%s_u = slice %s offset(16*u) shape[16] strides[1]
+%y_u = slice %y offset(16*u) shape[16] strides[1]
+reduce.sum axes[1] %x_u -> %s_u
+move %s_u -> %y_u
+)");
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  for (MemoryLevelDesc& l : hw->levels)
+    if (l.scope == Scope::Device) l.bandwidthGBs = 10;
+  hw->warmCopy.clear();
+  hw->coldCopyGBs = 0;
+  const double mib = 1 << 20, kib = 1 << 10;
+  auto deviceUs = [&](const Graph& g, int64_t streamAbove = -1) { return codegen::cpu::modelCpu(g, *hw, {codegen::cpu::CacheState::Warm, streamAbove}).kernels[0].deviceUs; };
+  CHECK(deviceUs(sum) == Approx((4 * mib + 16 * kib) / 10e3));  // not measured: every byte at the copy's rate
+  hw->readToCopyRatio = 1.25;
+  // A read at 12.5 GB/s; a write at 1 / (2/10 - 1/12.5) = 8.33 GB/s, so that a copy still costs what it measured.
+  CHECK(deviceUs(sum) == Approx(4 * mib / 12.5e3 + 16 * kib / (1e3 / (2.0 / 10 - 1.0 / 12.5))));
+  CHECK(deviceUs(relu) == Approx(8 * mib / 10e3));
+  CHECK(deviceUs(relu, 1) == Approx(8 * mib / 10e3));  // streamed, with the streaming copy at the same 10 GB/s
+  // A ratio under 1 (a noisy calibration) is held at 1: a read is never slower than a copy's bytes.
+  hw->readToCopyRatio = 0.9;
+  CHECK(deviceUs(sum) == Approx((4 * mib + 16 * kib) / 10e3));
+}
+
 TEST_CASE("pow by an immediate 2 is a multiply and pow by 3 a transcendental", "[cpu][model]") {
   std::string text = kRelu4MiB;
   text.replace(text.find("ew.relu %x_u -> %r_u"), 20, "ew.pow %x_u, 2.0 -> %r_u");

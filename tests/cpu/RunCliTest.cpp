@@ -164,6 +164,9 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK(back->warmCopy.size() == c->warmCopy.size());
   CHECK(c->coldCopyGBs > 0);  // after an eviction of twice the last-level cache, over the 16 MiB the arrays allow
   CHECK(back->coldCopyGBs == Approx(c->coldCopyGBs));
+  REQUIRE(c->streamReadGBs > 0);
+  CHECK(hw.readToCopyRatio == Approx(c->streamReadGBs / c->streamCopyGBs));
+  CHECK(back->readToCopyRatio == Approx(hw.readToCopyRatio));
 }
 
 TEST_CASE("the streaming threshold is the footprint before the first clear streaming win", "[cpu][calibrate]") {

@@ -85,8 +85,9 @@ inline float girMin(float a, float b) { return a != a ? b : (b < a ? b : a); }
 
 // exp: Cephes' range reduction by ln 2, then a degree-5 polynomial fitted for relative error (at most
 // 1.8e-7; Cephes' degree 7 is two FMAs longer), about 18 vector instructions (docs/cpu.md, "exp"):
-// n = round(x / ln 2) by adding 1.5 * 2^23, whose low mantissa bits then hold n, and 2^n applied by adding n to the exponent bits of the polynomial (exact: for x in [-87.3, 88.7]
-// the result is a normal float). Outside that range the selects give 0, +inf, or NaN for NaN.
+// n = round(x / ln 2) by adding 1.5 * 2^23, whose low mantissa bits then hold n, and 2^n applied by
+// adding n to the exponent bits of the polynomial (exact: for x in [-87.3, 88.7] the result is a
+// normal float). Outside that range the selects give 0, +inf, or NaN for NaN.
 inline float girExp(float x) {
   float t = GIR_FMA(x, 1.44269504088896341f, 12582912.0f);
   float fx = t - 12582912.0f;
