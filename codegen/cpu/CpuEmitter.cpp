@@ -314,9 +314,7 @@ void emitEntryPoints(CodeWriter& w, const CpuSource& src) {
 // was checked before; here the emitter places each instance by its size (stack or thread scratch).
 std::optional<Graph> coalescedForRuns(const Graph& g, int64_t runBytes) {
   if (runBytes <= 0) return std::nullopt;
-  int64_t factor = stridedRunFactor(g, runBytes, kMinCoalescedUnits);
-  if (factor == 1) return std::nullopt;
-  auto c = coalesceUnits(g, factor);
+  auto c = coalesceStridedRuns(g, runBytes, kMinCoalescedUnits);
   if (!c || !verifyGraph(*c)) return std::nullopt;
   auto report = checkMemoryModelSymbolic(*c);
   if (!report || report->firstBeyondCapacity()) return std::nullopt;

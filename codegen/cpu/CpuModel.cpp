@@ -216,7 +216,7 @@ namespace {
 // of a copied element's time (2/copy - 1/read per byte), and a streamed one what is left of a streaming
 // copy's. A copy kernel is priced at the copy rate measured, a read-only one at the read rate. The
 // ratio is held within [1, 1.9]: a read is never priced slower than a copy, nor a write as free.
-double deviceUs(const HardwareDesc& hw, const DeviceRates& at, int64_t reads, int64_t plainWrites, int64_t streamed) {
+double deviceTrafficUs(const HardwareDesc& hw, const DeviceRates& at, int64_t reads, int64_t plainWrites, int64_t streamed) {
   double f = hw.readToCopyRatio > 0 ? std::clamp(hw.readToCopyRatio, 1.0, 1.9) : 1.0;
   double readGBs = at.plainGBs * f;
   double plainWriteGBs = 1.0 / (2.0 / at.plainGBs - 1.0 / readGBs);
@@ -247,7 +247,7 @@ void priceKernel(const HardwareDesc& hw, const DeviceRates& rates, const std::ma
       DeviceRates at = r == reuse.end() ? rates : DeviceRates::warmAt(hw, r->second);
       auto rd = t.deviceReadBytesPerBuffer.find(buffer);
       int64_t reads = std::min(bytes - streamed, rd == t.deviceReadBytesPerBuffer.end() ? 0 : rd->second);
-      km.deviceUs += deviceUs(hw, at, reads, bytes - streamed - reads, streamed);
+      km.deviceUs += deviceTrafficUs(hw, at, reads, bytes - streamed - reads, streamed);
     }
   km.memoryUs = std::max(km.deviceUs, km.cacheUs);
   km.computeUs = 0;

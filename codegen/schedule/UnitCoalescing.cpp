@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "codegen/schedule/LoopNest.h"
 #include "core/gir/Printer.h"
 
 namespace gir::codegen {
@@ -49,12 +51,6 @@ Expected<SubstitutedOffset> substitute(const AffineIndex& a, int64_t factor) {
   return r;
 }
 
-std::vector<int64_t> denseStrides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
-  return s;
-}
-
 // A private instance per unit: every slice of the buffer has this slice's shape, strides and offset,
 // dense, one unit further along by at least its size. Widened, it stays dense.
 bool wholePrivateInstance(const Graph& g, const std::vector<SliceId>& sameBuffer, SliceId sid, const SubstitutedOffset& sub) {
@@ -96,17 +92,13 @@ Status keepsLastDim(const Graph& g, NodeId id) {
         for (SliceId s : *list)
           if (g.slice(s).shape != g.slice(n.outputs[0]).shape) return fail("has operands of different shapes");
       return success();
-    case NodeKind::Reduce: {
-      const auto& axes = std::get<ReducePayload>(n.payload).axes;
-      int lastAxis = static_cast<int>(g.slice(n.inputs[0]).shape.size()) - 1;
-      if (std::find(axes.begin(), axes.end(), lastAxis) != axes.end()) return fail("reduces the last dim");
-      if (last(n.inputs[0]) != last(n.outputs[0])) return fail("moves the last dim");
-      return success();
-    }
+    case NodeKind::Reduce:
     case NodeKind::Broadcast: {
-      const auto& axes = std::get<BroadcastPayload>(n.payload).axes;
-      int lastAxis = static_cast<int>(g.slice(n.outputs[0]).shape.size()) - 1;
-      if (std::find(axes.begin(), axes.end(), lastAxis) != axes.end()) return fail("broadcasts along the last dim");
+      // a reduce's axes index its input, a broadcast's its output
+      bool reduce = n.kind() == NodeKind::Reduce;
+      const auto& axes = reduce ? std::get<ReducePayload>(n.payload).axes : std::get<BroadcastPayload>(n.payload).axes;
+      int lastAxis = static_cast<int>(g.slice(reduce ? n.inputs[0] : n.outputs[0]).shape.size()) - 1;
+      if (std::find(axes.begin(), axes.end(), lastAxis) != axes.end()) return fail(reduce ? "reduces the last dim" : "broadcasts along the last dim");
       if (last(n.inputs[0]) != last(n.outputs[0])) return fail("moves the last dim");
       return success();
     }
@@ -165,7 +157,7 @@ Expected<Graph> coalesceUnits(const Graph& g, int64_t factor) {
   return out;
 }
 
-int64_t stridedRunFactor(const Graph& g, int64_t runBytes, int64_t minUnits) {
+std::optional<Graph> coalesceStridedRuns(const Graph& g, int64_t runBytes, int64_t minUnits) {
   int64_t shortest = 0;
   for (SliceId s : liveSlices(g)) {
     const MemorySlice& sl = g.slice(s);
@@ -173,12 +165,19 @@ int64_t stridedRunFactor(const Graph& g, int64_t runBytes, int64_t minUnits) {
     int64_t run = sl.contiguousWidth() * 4;
     if (run < runBytes && (shortest == 0 || run < shortest)) shortest = run;
   }
-  if (shortest == 0) return 1;
+  if (shortest == 0) return std::nullopt;
   int64_t factor = 2;
   while (factor < 64 && shortest * factor < runBytes) factor *= 2;
-  for (; factor >= 2; factor /= 2)
-    if (g.units / factor >= minUnits && coalesceUnits(g, factor)) return factor;
-  return 1;
+  for (; factor >= 2; factor /= 2) {
+    if (g.units / factor < minUnits) continue;
+    if (auto c = coalesceUnits(g, factor)) return std::move(*c);
+  }
+  return std::nullopt;
+}
+
+int64_t stridedRunFactor(const Graph& g, int64_t runBytes, int64_t minUnits) {
+  auto c = coalesceStridedRuns(g, runBytes, minUnits);
+  return c ? g.units / c->units : 1;
 }
 
 }  // namespace gir::codegen

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/Expected.h"
 #include "core/gir/Graph.h"
@@ -29,5 +30,7 @@ Expected<Graph> coalesceUnits(const Graph& g, int64_t factor);
 // accepts it and at least `minUnits` units remain; 1 when no device slice has runs shorter than
 // `runBytes` with gaps between them, or no factor applies.
 int64_t stridedRunFactor(const Graph& g, int64_t runBytes, int64_t minUnits);
+// The graph coalesced by that factor; nothing where the factor is 1.
+std::optional<Graph> coalesceStridedRuns(const Graph& g, int64_t runBytes, int64_t minUnits);
 
 }  // namespace gir::codegen

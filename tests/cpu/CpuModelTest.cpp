@@ -45,41 +45,47 @@ ew.relu %x_u -> %r_u
 move %r_u -> %y_u
 )";
 
-}  // namespace
-
-TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, cold runs at the cold copy's", "[cpu][model]") {
-  using codegen::cpu::CacheState;
-  Graph g = test::parseGirOrStop(kRelu4MiB);
+// cpu-host with its device level copying at 10 GB/s, warm or cold: no warm-copy curve, no cold copy.
+HardwareDesc hostCopyingAt10GBs() {
   auto hw = loadHardwareByName("cpu-host");
   REQUIRE(hw);
   for (MemoryLevelDesc& l : hw->levels)
     if (l.scope == Scope::Device) l.bandwidthGBs = 10;
   hw->warmCopy.clear();
   hw->coldCopyGBs = 0;
+  return *hw;
+}
+
+}  // namespace
+
+TEST_CASE("warm runs price device bytes at the warm-copy rate of the footprint, cold runs at the cold copy's", "[cpu][model]") {
+  using codegen::cpu::CacheState;
+  Graph g = test::parseGirOrStop(kRelu4MiB);
+  HardwareDesc hw = hostCopyingAt10GBs();
   const double mib = 1 << 20;
-  auto warm = codegen::cpu::modelCpu(g, *hw);
+  auto warm = codegen::cpu::modelCpu(g, hw);
   REQUIRE(warm.kernels.size() == 1);
   CHECK(warm.deviceFootprintBytes == 8 * mib);
   CHECK(warm.dramBytes == 8 * mib);
   CHECK(warm.kernels[0].memoryUs == Approx(8 * mib / 10e3));  // no curve: STREAM copy, warm or cold
-  hw->warmCopy = {{2 << 20, 100, 50}, {8 << 20, 40, 30}, {32 << 20, 20, 25}};
-  warm = codegen::cpu::modelCpu(g, *hw);
+  hw.warmCopy = {{2 << 20, 100, 50}, {8 << 20, 40, 30}, {32 << 20, 20, 25}};
+  warm = codegen::cpu::modelCpu(g, hw);
   CHECK(warm.devicePlainGBs == Approx(40));
   CHECK(warm.kernels[0].memoryUs == Approx(8 * mib / 40e3));
-  auto cold = codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, -1});
+  auto cold = codegen::cpu::modelCpu(g, hw, {CacheState::Cold, -1});
   CHECK(cold.devicePlainGBs == Approx(10));
   CHECK(cold.kernels[0].memoryUs == Approx(8 * mib / 10e3));
   // With streaming stores on (any footprint above 1 byte), y's 4 MiB go out at the streaming rate.
-  auto streamed = codegen::cpu::modelCpu(g, *hw, {CacheState::Warm, 1});
+  auto streamed = codegen::cpu::modelCpu(g, hw, {CacheState::Warm, 1});
   CHECK(streamed.kernels[0].memoryUs == Approx(4 * mib / 40e3 + 4 * mib / 30e3));
-  auto streamedCold = codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, 1});
+  auto streamedCold = codegen::cpu::modelCpu(g, hw, {CacheState::Cold, 1});
   CHECK(streamedCold.kernels[0].memoryUs == Approx(4 * mib / 10e3 + 4 * mib / 25e3));
   // A calibrated cold copy (the copy right after the eviction --cold makes) replaces STREAM for cold runs
   // only; the streamed bytes keep the streaming rate.
-  hw->coldCopyGBs = 16;
-  CHECK(codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, -1}).kernels[0].memoryUs == Approx(8 * mib / 16e3));
-  CHECK(codegen::cpu::modelCpu(g, *hw, {CacheState::Cold, 1}).kernels[0].memoryUs == Approx(4 * mib / 16e3 + 4 * mib / 25e3));
-  CHECK(codegen::cpu::modelCpu(g, *hw).kernels[0].memoryUs == Approx(8 * mib / 40e3));
+  hw.coldCopyGBs = 16;
+  CHECK(codegen::cpu::modelCpu(g, hw, {CacheState::Cold, -1}).kernels[0].memoryUs == Approx(8 * mib / 16e3));
+  CHECK(codegen::cpu::modelCpu(g, hw, {CacheState::Cold, 1}).kernels[0].memoryUs == Approx(4 * mib / 16e3 + 4 * mib / 25e3));
+  CHECK(codegen::cpu::modelCpu(g, hw).kernels[0].memoryUs == Approx(8 * mib / 40e3));
 }
 
 TEST_CASE("with a calibrated read rate, reads stream faster and writes take the rest of a copy's time", "[cpu][model]") {
@@ -97,22 +103,17 @@ level local unit capacity=32768
 reduce.sum axes[1] %x_u -> %s_u
 move %s_u -> %y_u
 )");
-  auto hw = loadHardwareByName("cpu-host");
-  REQUIRE(hw);
-  for (MemoryLevelDesc& l : hw->levels)
-    if (l.scope == Scope::Device) l.bandwidthGBs = 10;
-  hw->warmCopy.clear();
-  hw->coldCopyGBs = 0;
+  HardwareDesc hw = hostCopyingAt10GBs();
   const double mib = 1 << 20, kib = 1 << 10;
-  auto deviceUs = [&](const Graph& g, int64_t streamAbove = -1) { return codegen::cpu::modelCpu(g, *hw, {codegen::cpu::CacheState::Warm, streamAbove}).kernels[0].deviceUs; };
+  auto deviceUs = [&](const Graph& g, int64_t streamAbove = -1) { return codegen::cpu::modelCpu(g, hw, {codegen::cpu::CacheState::Warm, streamAbove}).kernels[0].deviceUs; };
   CHECK(deviceUs(sum) == Approx((4 * mib + 16 * kib) / 10e3));  // not measured: every byte at the copy's rate
-  hw->readToCopyRatio = 1.25;
+  hw.readToCopyRatio = 1.25;
   // A read at 12.5 GB/s; a write at 1 / (2/10 - 1/12.5) = 8.33 GB/s, so that a copy still costs what it measured.
   CHECK(deviceUs(sum) == Approx(4 * mib / 12.5e3 + 16 * kib / (1e3 / (2.0 / 10 - 1.0 / 12.5))));
   CHECK(deviceUs(relu) == Approx(8 * mib / 10e3));
   CHECK(deviceUs(relu, 1) == Approx(8 * mib / 10e3));  // streamed, with the streaming copy at the same 10 GB/s
   // A ratio under 1 (a noisy calibration) is held at 1: a read is never slower than a copy's bytes.
-  hw->readToCopyRatio = 0.9;
+  hw.readToCopyRatio = 0.9;
   CHECK(deviceUs(sum) == Approx((4 * mib + 16 * kib) / 10e3));
 }
 
