@@ -44,16 +44,16 @@ void cal_copy(float* __restrict a, const float* __restrict b, int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) a[i] = b[i];
 }
-// The copy generated kernels do for a streamed output: rows of 2048 floats through an L1 row and girStream.
+// The copy generated kernels do for a streamed output: 64-byte lines through girStreamLine.
 void cal_copy_stream(float* __restrict a, const float* __restrict b, int64_t n) {
 #pragma omp parallel
   {
 #pragma omp for schedule(static)
-    for (int64_t r = 0; r < n / 2048; ++r) {
-      alignas(64) float row[2048];
+    for (int64_t r = 0; r < n / 16; ++r) {
+      alignas(64) float line[16];
 #pragma omp simd
-      for (int64_t i = 0; i < 2048; ++i) row[i] = b[r * 2048 + i];
-      girStream(a + r * 2048, row, 2048);
+      for (int64_t i = 0; i < 16; ++i) line[i] = b[r * 16 + i];
+      girStreamLine(a + r * 16, line);
     }
     girStreamFence();
   }

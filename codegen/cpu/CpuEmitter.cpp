@@ -18,6 +18,7 @@
 #include "codegen/schedule/UnitCoalescing.h"
 #include "core/gir/Printer.h"
 #include "core/gir/SymbolicCheck.h"
+#include "core/gir/ValueSigns.h"
 #include "core/gir/Verifier.h"
 
 namespace gir::codegen::cpu {
@@ -331,7 +332,8 @@ Expected<CpuSource> emitCpu(const Graph& original, const CpuEmitOptions& options
   CpuSource src;
   src.schedule = std::move(*schedule);
   src.kernels = static_cast<int>(src.schedule.kernels.size());
-  EmitContext c{g, src.schedule, bufferNames(g), options.instrument, streamedBuffers(g, src.schedule, options.streamAboveCacheBytes)};
+  EmitContext c{g, src.schedule, bufferNames(g), options.instrument, streamedBuffers(g, src.schedule, options.streamAboveCacheBytes),
+                nonPositiveSlices(g)};
   for (const BufferPlan& p : src.schedule.buffers) {
     if (!isArgument(g, p)) continue;
     const Buffer& b = g.buffer(p.buffer);

@@ -172,15 +172,25 @@ struct Operands {
   std::string out;
 };
 
+// Whether n is an exp whose argument is never positive (core/gir/ValueSigns.h): it is emitted as
+// girExpNonPositive, the same values without the overflow select.
+bool expOfNonPositive(const EmitContext& c, const Node& n) {
+  if (n.kind() != NodeKind::Elementwise) return false;
+  const auto& p = std::get<ElementwisePayload>(n.payload);
+  if (p.op != ElementwiseOp::Exp || p.operands.size() != 1 || p.operands[0].isImmediate()) return false;
+  return c.nonPositive[n.inputs[static_cast<size_t>(p.operands[0].input)].value];
+}
+
 // The value a move, broadcast or elementwise node computes from its operands' expressions; a divisor
 // the same on every innermost iteration is inverted once (GCC hoists `1.0f / s` out of the loop).
-std::string mapValue(const Node& n, const std::vector<std::string>& operands, bool invariantDivisor = false) {
+std::string mapValue(const EmitContext& c, const Node& n, const std::vector<std::string>& operands, bool invariantDivisor = false) {
   if (n.kind() != NodeKind::Elementwise) return operands.empty() ? "" : operands[0];
   const auto& p = std::get<ElementwisePayload>(n.payload);
   std::vector<std::string> args;
   for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : operands[static_cast<size_t>(o.input)]);
   if (auto r = reciprocalOfDivisor(p)) return elementwiseExpr(ElementwiseOp::Mul, {args[0], floatLiteral(*r)});
   if (dividesByInvariantReciprocal(p, invariantDivisor)) return renderPattern("($0 * (1.0f / $1))", args);
+  if (expOfNonPositive(c, n)) return renderPattern("girExpNonPositive($0)", args);
   return elementwiseExpr(p.op, args);
 }
 
@@ -191,7 +201,7 @@ void emitElementwise(CodeWriter& w, const EmitContext& c, const Node& n, const L
     loads.push_back(ops.in[k] + "[" + indexExpr(nest.inputs[k].strides) + "]");
     deviceAccesses += !nest.inputs[k].staged && isDevice(c, nest.inputs[k].slice) ? 1 : 0;
   }
-  std::string value = mapValue(n, loads);
+  std::string value = mapValue(c, n, loads);
   emitLoops(w, nest.extents, 0, nest.extents.size(), "omp simd", 1, [&] {
     w.line(ops.out + "[" + indexExpr(nest.output.strides) + "] = " + value + ";");
     count(w, c, deviceAccesses);
@@ -395,10 +405,10 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
     w.line(acc.of(me) + " = " + combine(reduceSpelling(c.g, id), acc.of(me), operands[0]) + ";");
     return device;
   }
-  std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(n, operands, invariantDivisor(c.g, grp, invariant, k));
+  std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(c, n, operands, invariantDivisor(c.g, grp, invariant, k));
   w.line("const float v" + me + " = " + value + ";");
   if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
-  if (streams(c, grp, k)) w.line("nt" + me + "[i" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
+  if (streams(c, grp, k)) w.line("nt" + me + "[lane" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
   else w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
   return device + (isDevice(c, nest.output.slice) ? 1 : 0);
 }
@@ -527,18 +537,26 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
       emitLoops(w, grp.extents, from, loops, "omp simd", 1, [&] { body(); });
       return;
     }
-    // The innermost loop fills an L1 row per streamed output; the row then goes out with streaming stores.
-    std::string row = intLiteral(grp.extents.back());
+    // The innermost loop goes by 64-byte lines (streamsOutput keeps rows whole lines): each streamed
+    // output's line is computed into `ntN[16]`, which GCC keeps in registers, and leaves with streaming
+    // stores. An L1 row buffer copied out after the loop cost a load and a store per element: Softmax
+    // 32x16x256x256 ran 10-15 % slower that way (docs/cpu.md, "Streaming stores").
+    std::string d = std::to_string(loops - 1), line = std::to_string(kLineFloats);
     emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
-      for (size_t k : streamed) w.line("alignas(64) float nt" + std::to_string(grp.nodes[k].value) + "[" + row + "];");
-      emitLoops(w, grp.extents, loops - 1, loops, "omp simd", 1, [&] { body(); });
+      w.open("for (int64_t step" + d + " = 0; step" + d + " < " + intLiteral(grp.extents.back()) + "; step" + d + " += " + line + ")");
+      for (size_t k : streamed) w.line("alignas(64) float nt" + std::to_string(grp.nodes[k].value) + "[" + line + "];");
+      w.line("#pragma omp simd");
+      w.open("for (int64_t lane" + d + " = 0; lane" + d + " < " + line + "; ++lane" + d + ")");
+      w.line("const int64_t i" + d + " = step" + d + " + lane" + d + ";");
+      body();
+      w.close();
       for (size_t k : streamed) {
         std::vector<int64_t> rowStart = grp.nests[k].output.strides;
         rowStart.back() = 0;
-        std::string me = std::to_string(grp.nodes[k].value);
-        std::string start = indexExpr(rowStart);
-        w.line("girStream(out" + me + (start == "0" ? "" : " + " + start) + ", nt" + me + ", " + row + ");  // streaming stores");
+        std::string me = std::to_string(grp.nodes[k].value), start = indexExpr(rowStart);
+        w.line("girStreamLine(out" + me + (start == "0" ? "" : " + " + start) + " + step" + d + ", nt" + me + ");  // streaming stores");
       }
+      w.close();
     });
     return;
   }

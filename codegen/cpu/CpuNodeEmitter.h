@@ -36,6 +36,7 @@ struct EmitContext {
   std::vector<std::string> names;  // per buffer id: its C identifier
   bool instrument = false;
   std::vector<bool> streamed;  // per buffer id: written with streaming stores (CpuEmitOptions)
+  std::vector<bool> nonPositive;  // per slice id: holds only values <= 0 or NaN (core/gir/ValueSigns.h)
 };
 
 // C expression of an affine offset in `u` ("16*u - 90944", "4*(u/4)", "0").

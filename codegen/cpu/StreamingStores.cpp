@@ -3,16 +3,6 @@
 
 namespace gir::codegen::cpu {
 
-namespace {
-
-// Rows longer than this would not fit the L1 row buffer the emitter fills before streaming it out.
-// Rows that cut 64-byte lines would mix streaming and plain stores in one line: depthwise + SiLU's
-// 56-float rows ran 0.79x as fast streamed (docs/cpu.md, "Streaming stores").
-constexpr int64_t kStreamRowMax = 4096;
-constexpr int64_t kLineFloats = 16;
-
-}  // namespace
-
 std::vector<bool> streamedBuffers(const Graph& g, const Schedule& s, int64_t cacheBytes) {
   std::vector<bool> out(g.buffers().size(), false);
   if (cacheBytes <= 0) return out;
@@ -34,9 +24,11 @@ std::vector<bool> streamedBuffers(const Graph& g, const Schedule& s, int64_t cac
   return out;
 }
 
+// Rows that cut 64-byte lines would mix streaming and plain stores in one line: depthwise + SiLU's
+// 56-float rows ran 0.79x as fast streamed (docs/cpu.md, "Streaming stores").
 bool streamsOutput(const Graph& g, const std::vector<bool>& streamed, const LoopGroup& grp, size_t k) {
   for (NodeId id : grp.nodes)
-    if (g.node(id).kind() == NodeKind::Reduce) return false;  // the row buffer holds element results only
+    if (g.node(id).kind() == NodeKind::Reduce) return false;  // a line holds element results only
   const LoopNest& nest = grp.nests[k];
   if (nest.output.staged || grp.extents.empty() || nest.output.strides.empty()) return false;
   const MemorySlice& out = g.slice(nest.output.slice);
@@ -44,7 +36,7 @@ bool streamsOutput(const Graph& g, const std::vector<bool>& streamed, const Loop
   bool lines = row % kLineFloats == 0 && out.offset.constant() % kLineFloats == 0;
   for (const UnitTerm& t : out.offset.terms()) lines = lines && t.coeff % kLineFloats == 0;
   for (size_t d = 0; d + 1 < nest.output.strides.size(); ++d) lines = lines && nest.output.strides[d] % kLineFloats == 0;
-  return streamed[out.buffer.value] && nest.output.strides.back() == 1 && lines && row <= kStreamRowMax;
+  return streamed[out.buffer.value] && nest.output.strides.back() == 1 && lines;
 }
 
 }  // namespace gir::codegen::cpu

@@ -11,8 +11,11 @@
 
 namespace gir::codegen::cpu {
 
-// A graph output this small stays on plain stores: a streamed row needs an L1 buffer and a fence.
+// A graph output this small stays on plain stores: streaming stores end each block with a fence.
 constexpr int64_t kStreamMinBytes = 1 << 20;
+
+// The floats of a 64-byte line: a streamed output goes out a line at a time.
+constexpr int64_t kLineFloats = 16;
 
 // Per buffer: a graph output written by one node and read by none, of at least kStreamMinBytes, in a
 // graph whose global buffers together exceed `cacheBytes` (0: none). Their plain stores would only
@@ -20,8 +23,7 @@ constexpr int64_t kStreamMinBytes = 1 << 20;
 std::vector<bool> streamedBuffers(const Graph& g, const Schedule& s, int64_t cacheBytes);
 
 // Whether member k of a reduce-free loop group writes its output with streaming stores: a streamed
-// buffer walked contiguously by the innermost loop, in rows of whole 64-byte lines that start on one,
-// short enough for an L1 buffer.
+// buffer walked contiguously by the innermost loop, in rows of whole 64-byte lines that start on one.
 bool streamsOutput(const Graph& g, const std::vector<bool>& streamed, const LoopGroup& grp, size_t k);
 
 }  // namespace gir::codegen::cpu

@@ -412,9 +412,9 @@ TEST_CASE("guarded groups on disjoint unit domains are reached by a binary searc
   CHECK(check->close);
 }
 
-TEST_CASE("streaming stores: a large write-once output goes out through an L1 row, same values, same bytes", "[cpu][emit][stream]") {
+TEST_CASE("streaming stores: a large write-once output goes out a 64-byte line at a time, same values, same bytes", "[cpu][emit][stream]") {
   // y (1 MiB) is written once and read by nobody: with a cache threshold below the graph's 2 MiB of
-  // device buffers, its row goes out with streaming stores (docs/cpu.md, "Streaming stores").
+  // device buffers, its lines go out with streaming stores (docs/cpu.md, "Streaming stores").
   Graph g = test::parseGirOrStop(R"(gir @streamed target=cpu-host units=64 block=2
 level dram device
 level local unit capacity=32768
@@ -433,9 +433,11 @@ ew.exp %r_u -> %y_u
   INFO((k ? "" : k.error().str()));
   REQUIRE(k);
   const std::string& code = k->source().code;
-  CHECK(countOf(code, "alignas(64) float nt1[4096];") == 1);
-  CHECK(countOf(code, "nt1[i0] = v1;") == 1);
-  CHECK(countOf(code, "girStream(out1, nt1, 4096);  // streaming stores") == 1);
+  CHECK(countOf(code, "for (int64_t step0 = 0; step0 < 4096; step0 += 16) {") == 1);
+  CHECK(countOf(code, "alignas(64) float nt1[16];") == 1);
+  CHECK(countOf(code, "const int64_t i0 = step0 + lane0;") == 1);
+  CHECK(countOf(code, "nt1[lane0] = v1;") == 1);
+  CHECK(countOf(code, "girStreamLine(out1 + step0, nt1);  // streaming stores") == 1);
   CHECK(countOf(code, "girStreamFence();  //") == 1);
   for (uint64_t seed : {1, 2}) {
     auto check = checkAgainstInterpreter(g, *k, seed);
@@ -453,5 +455,5 @@ ew.exp %r_u -> %y_u
   // Above the threshold only: with the graph's 2 MiB inside it, plain stores.
   auto plain = emitCpu(g, CpuEmitOptions{false, int64_t{4} << 20});
   REQUIRE(plain);
-  CHECK(countOf(plain->code, "girStream(out") == 0);
+  CHECK(countOf(plain->code, "girStreamLine(out") == 0);
 }

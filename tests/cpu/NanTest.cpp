@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 
 #include "codegen/cpu/CpuLauncher.h"
 #include "core/gir/Interpreter.h"
@@ -87,4 +88,79 @@ TEST_CASE("max, min and relu give the interpreter's result on NaN operands", "[c
   // A row of NaNs reduces to the identity: fmax(-inf, NaN) is -inf.
   CHECK(want->at("rmax")[3] == -INFINITY);
   CHECK(want->at("rmin")[3] == INFINITY);
+}
+
+namespace {
+
+// exp of x - max(x) per row, as softmax computes it, next to the exp of x itself.
+constexpr const char* kShiftedExp = R"(gir @shifted_exp target=cpu-host units=4 block=2
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[4,64] input
+%e = buffer dram f32[4,64] output
+%plain = buffer dram f32[4,64] output
+%xr = buffer local f32[256]
+%m = buffer local f32[4]
+%mb = buffer local f32[256]
+%d = buffer local f32[256]
+%x_u = slice %x offset(64*u) shape[1,64] strides[64,1]
+%xr_u = slice %xr offset(64*u) shape[1,64] strides[64,1]
+%m_u = slice %m offset(u) shape[1] strides[1]
+%mb_u = slice %mb offset(64*u) shape[1,64] strides[64,1]
+%d_u = slice %d offset(64*u) shape[1,64] strides[64,1]
+%e_u = slice %e offset(64*u) shape[1,64] strides[64,1]
+%plain_u = slice %plain offset(64*u) shape[1,64] strides[64,1]
+move %x_u -> %xr_u
+reduce.max axes[1] %xr_u -> %m_u
+broadcast axes[1] %m_u -> %mb_u
+ew.sub %xr_u, %mb_u -> %d_u
+ew.exp %d_u -> %e_u
+ew.exp %xr_u -> %plain_u
+)";
+
+float withBits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("exp of x - max(x) is girExpNonPositive and gives exp's values on -inf, NaN payloads and underflow", "[cpu][emit][numerics]") {
+  auto g = parseGirText(kShiftedExp, "<shifted exp>");
+  INFO((g ? "" : g.error().str()));
+  REQUIRE(g);
+  TensorMap in = randomInputs(*g, 5);
+  auto& x = in["x"];
+  x[3] = -INFINITY;                 // row 0: masked out
+  x[7] = -200.0f;                   // row 0: x - max far below -87.3
+  x[9] = x[0] - 87.0f;              // row 0: near the bottom of the normal range
+  x[64 + 5] = withBits(0x7fc001ffu);  // row 1: a NaN whose low payload bits would reach the exponent
+  x[64 + 9] = withBits(0xffc00001u);  // row 1: a negative one
+  x[128 + 2] = INFINITY;            // row 2: the max is +inf: inf - inf is NaN, the rest -inf
+  for (int i = 192; i < 256; ++i) x[i] = 1.5f;  // row 3: all equal, exp(0) = 1
+  auto want = interpret(*g, in);
+  REQUIRE(want);
+  auto k = codegen::cpu::CompiledKernel::build(*g, test::cpuTestOptions());
+  INFO((k ? "" : k.error().str()));
+  REQUIRE(k);
+  const std::string& code = k->source().code;
+  CHECK(code.find("girExpNonPositive(") != std::string::npos);  // the shifted exp
+  CHECK(code.find("= girExp(") != std::string::npos);           // the plain one keeps the overflow select
+  auto got = k->run(in);
+  REQUIRE(got);
+  for (const char* name : {"e", "plain"}) {
+    const auto& mine = got->at(name);
+    const auto& ref = want->at(name);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      INFO(name << "[" << i << "]: kernel " << mine[i] << ", interpreter " << ref[i]);
+      if (std::isnan(ref[i])) CHECK(std::isnan(mine[i]));
+      else if (std::isinf(ref[i])) CHECK(mine[i] == ref[i]);
+      else CHECK(std::abs(mine[i] - ref[i]) <= 1e-30f + 2e-7f * std::abs(ref[i]));  // expf's denormals are 0 here
+    }
+  }
+  CHECK(std::isnan(want->at("e")[64 + 5]));
+  CHECK(want->at("e")[3] == 0.0f);
+  CHECK(want->at("e")[192] == 1.0f);
+  CHECK(got->at("e")[192] == 1.0f);
 }
