@@ -3,7 +3,8 @@
 //
 //   kernel k [us] = launch_cost_us + sync_cost_us[device]              (its parallel loop and barrier)
 //                 + block_syncs_k * sync_cost_us[block]
-//                 + max(device_k, cache_k, compute_k)               (side by side: a roofline)
+//                 + max(memory_k, compute_k) + 0.4 min(memory_k, compute_k)   (overlapping in part)
+//   memory_k      = max(device_k, cache_k)                             (side by side)
 //   device_k      = device bytes_k at the device rates (below)
 //   cache_k       = sum over the cache levels of bytes_k(level) / (bandwidth(level) GB/s * 1e3)
 //   compute_k     = flops_k / (peak_gflops * 1e3) + transcendentals_k / (transcendental_gelems * 1e3)
@@ -21,8 +22,8 @@
 // the rate `gir run --calibrate` measures for girExp; an uncalibrated description prices one at 24
 // flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
 // rate; with a calibrated `read_to_copy_ratio` reads move faster and writes slower, so that a copy still
-// costs what the calibration measured (docs/cpu.md, "Reads and writes"). Device traffic, cache traffic and compute overlap: the slowest bounds the kernel (docs/cpu.md,
-// "Modelled against measured", has the fit).
+// costs what the calibration measured (docs/cpu.md, "Reads and writes"). Device and cache traffic overlap;
+// compute overlaps them in part (docs/cpu.md, "Modelled against measured", has the fit).
 #pragma once
 
 #include <map>
@@ -45,7 +46,7 @@ struct KernelModel {
   double cacheUs = 0;           // the cache levels' traffic, each at its bandwidth
   double memoryUs = 0;          // the slower of the two
   double computeUs = 0;         // flops at peak_gflops, transcendentals at their calibrated rate
-  double modelledUs = 0;  // alone: launch + barrier + syncs + the slowest of traffic and compute
+  double modelledUs = 0;  // alone: launch + barrier + syncs + traffic and compute, overlapping in part
 };
 
 struct GraphModel {

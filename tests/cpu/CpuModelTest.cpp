@@ -130,7 +130,7 @@ TEST_CASE("pow by an immediate 2 is a multiply and pow by 3 a transcendental", "
   CHECK(codegen::cpu::modelCpu(cube, *hw).kernels[0].transcendentals == 1 << 20);
 }
 
-TEST_CASE("device traffic, cache traffic and compute run side by side: the slowest bounds the kernel", "[cpu][model]") {
+TEST_CASE("device and cache traffic run side by side, compute overlaps them in part", "[cpu][model]") {
   // The ReLU with its value kept in a local array across a block sync (the move after it is another
   // stage, so the array is stored and read back): device bytes, cache bytes and flops, each in turn
   // made the slowest.
@@ -159,7 +159,8 @@ TEST_CASE("device traffic, cache traffic and compute run side by side: the slowe
     REQUIRE(k.cacheUs > 0);
     REQUIRE(k.computeUs > 0);
     CHECK(k.memoryUs == Approx(std::max(k.deviceUs, k.cacheUs)));
-    CHECK(k.modelledUs == Approx(fixed + std::max({k.deviceUs, k.cacheUs, k.computeUs})));
+    // Compute overlaps memory in part: the slower, plus 0.4 of the lesser.
+    CHECK(k.modelledUs == Approx(fixed + std::max(k.memoryUs, k.computeUs) + 0.4 * std::min(k.memoryUs, k.computeUs)));
   }
   // The slow level is the one that shows: 8 MiB at 1 GB/s is 8,389 us whatever the rest costs.
   CHECK(kernelOf(1.0, 1000.0, 1000.0).modelledUs == Approx(fixed + 8.0 * (1 << 20) / 1e3).epsilon(0.01));
