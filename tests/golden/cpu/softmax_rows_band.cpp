@@ -86,25 +86,28 @@ inline double girLaneSum(double* lanes) {
 inline float girMax(float a, float b) { return a != a ? b : (a < b ? b : a); }
 inline float girMin(float a, float b) { return a != a ? b : (b < a ? b : a); }
 
-// exp(r) = 1 + r + r^2 p(r) on [-ln2/2, ln2/2]: p's coefficients, fitted for relative error.
-inline float girExpPolynomial(float r) {
+// exp's shared part: n = round(x / ln 2) by adding `bias` (1.5 * 2^23, whose sum's low mantissa bits
+// then hold n; the caller may add more), r = x - n ln 2 in two steps (Cephes), and exp(r) = 1 + r +
+// r^2 p(r) on [-ln2/2, ln2/2], p's coefficients fitted for relative error. Returns exp(r); `t` is the sum.
+inline float girExpOfRemainder(float x, float bias, float& t) {
+  t = GIR_FMA(x, 1.44269504088896341f, bias);
+  float fx = t - bias;
+  float r = GIR_FMA(fx, -0.693359375f, x);
+  r = GIR_FMA(fx, 2.12194440e-4f, r);
   float p = 8.3125243331e-3f;
   p = GIR_FMA(p, r, 4.1890113199e-2f);
   p = GIR_FMA(p, r, 1.6667114472e-1f);
-  return GIR_FMA(p, r, 4.9999231791e-1f);
+  p = GIR_FMA(p, r, 4.9999231791e-1f);
+  return GIR_FMA(r, GIR_FMA(r, p, 1.0f), 1.0f);
 }
 
 // exp: Cephes' range reduction by ln 2, then a degree-5 polynomial fitted for relative error (at most
 // 1.8e-7; Cephes' degree 7 is two FMAs longer), about 18 vector instructions (docs/cpu.md, "exp"):
-// n = round(x / ln 2) by adding 1.5 * 2^23, whose low mantissa bits then hold n, and 2^n applied by
-// adding n to the exponent bits of the polynomial (exact: for x in [-87.3, 88.7] the result is a
-// normal float). Outside that range the selects give 0, +inf, or NaN for NaN.
+// 2^n applied by adding n (the sum's low bits) to the exponent bits of the polynomial (exact: for x in
+// [-87.3, 88.7] the result is a normal float). Outside that range the selects give 0, +inf, or NaN for NaN.
 inline float girExp(float x) {
-  float t = GIR_FMA(x, 1.44269504088896341f, 12582912.0f);
-  float fx = t - 12582912.0f;
-  float r = GIR_FMA(fx, -0.693359375f, x);
-  r = GIR_FMA(fx, 2.12194440e-4f, r);
-  float y = GIR_FMA(r, GIR_FMA(r, girExpPolynomial(r), 1.0f), 1.0f);
+  float t;
+  float y = girExpOfRemainder(x, 12582912.0f, t);
   float e = std::bit_cast<float>(std::bit_cast<int32_t>(y) + (std::bit_cast<int32_t>(t) << 23));
   e = x < -87.3f ? 0.0f : e;
   return x <= 88.7f ? e : x + INFINITY;
@@ -117,11 +120,8 @@ inline float girExp(float x) {
 // for bit; a NaN reaches y through r and stays NaN whatever t's payload makes of 2^n, and below -87.3
 // the select gives 0.
 inline float girExpNonPositive(float x) {
-  float t = GIR_FMA(x, 1.44269504088896341f, 12583039.0f);
-  float fx = t - 12583039.0f;
-  float r = GIR_FMA(fx, -0.693359375f, x);
-  r = GIR_FMA(fx, 2.12194440e-4f, r);
-  float y = GIR_FMA(r, GIR_FMA(r, girExpPolynomial(r), 1.0f), 1.0f);
+  float t;
+  float y = girExpOfRemainder(x, 12583039.0f, t);
   float e = y * std::bit_cast<float>(std::bit_cast<int32_t>(t) << 23);
   return x < -87.3f ? 0.0f : e;
 }
