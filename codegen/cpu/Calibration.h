@@ -35,7 +35,7 @@ struct Calibration {
   double barrierUs = 0;      // one omp barrier among the threads
   double launchUs = 0;       // one parallel region with an omp for over as many iterations as threads
   double transcendentalGelems = 0;  // girExp evaluations per second on L1 data, all threads, in billions
-  double streamingCopyGBs = 0;      // the copy with streaming stores from L1 rows, as kernels write streamed outputs
+  double streamingCopyGBs = 0;      // the copy with streaming stores, a 64-byte line at a time, as kernels write streamed outputs
   int64_t streamStoreAboveBytes = 0;  // footprint above which that copy beats the plain one (0: never)
   std::vector<WarmCopyPoint> warmCopy;  // both copies repeated over the same arrays, at 2 to 256 MiB
   double coldCopyGBs = 0;  // a 64 MiB-footprint copy right after the eviction `--measure --cold` makes
