@@ -11,6 +11,7 @@
 #include "codegen/cpu/CpuNodeEmitter.h"
 #include "codegen/cpu/CpuPrelude.h"
 #include "codegen/cpu/EmittedArithmetic.h"
+#include "codegen/cpu/Prefetch.h"
 #include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/BlockOrder.h"
 #include "codegen/schedule/GuardDispatch.h"
@@ -266,6 +267,7 @@ void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, St
   }
   w.line("const int64_t u0 = blk * " + std::to_string(s.unitsPerBlock) + ", u1 = std::min<int64_t>(u0 + " +
          std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) + ");");
+  emitPrefetch(w, c, order, prefetchedReads(c, k));
   for (size_t st = 0; st < k.stages.size(); ++st)
     if (!k.stages[st].nodes.empty()) emitStage(w, c, k, st, status);
   if (kernelStreams(c, k)) w.line("girStreamFence();  // streaming stores are weakly ordered: drain them before the barrier");

@@ -36,6 +36,11 @@ inline void girStreamLine(float* dst, const float* line) {
 #endif
   for (int i = 0; i < 16; ++i) dst[i] = line[i];
 }
+// The lines of n floats from p into the caches, ahead of their loads (docs/cpu.md, "Prefetch").
+inline void girPrefetch(const float* p, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) __builtin_prefetch(p + i);
+  __builtin_prefetch(p + n - 1);
+}
 inline void girStreamFence() {
 #if defined(__AVX512F__) || defined(__AVX__)
   _mm_sfence();

@@ -116,7 +116,9 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
   CHECK(countOf(code, "reduction(+:acc") == 0);  // 768 is whole blocks: no tail loop
   // rsqrt is no transcendental of the op table's: 256-bit vectors, as GCC prefers (docs/cpu.md, "Vector width").
   CHECK(countOf(code, "prefer-vector-width") == 0);
-  CHECK(countOf(code, "__builtin_prefetch") == 0);  // rows of 768: the hardware prefetcher follows them
+  // Rows of 768: the hardware prefetcher follows them (the prelude's girPrefetch is the one mention).
+  CHECK(countOf(code, "__builtin_prefetch(in") == 0);
+  CHECK(countOf(code, "girPrefetch(") == 1);
 }
 
 TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one band per row", "[cpu][emit][fusion][band]") {
@@ -128,7 +130,8 @@ TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one
   CHECK(countOf(code, "const int64_t i1 = step1 + lane1;") == 1);
   // Each row of 128 prefetches the same row of the next unit, once (x is the band's one device input).
   CHECK(countOf(code, "__builtin_prefetch(in0_0 + 2048 + i0*128 + line)") == 1);
-  CHECK(countOf(code, "__builtin_prefetch") == 1);
+  CHECK(countOf(code, "__builtin_prefetch(in") == 1);
+  CHECK(countOf(code, "girPrefetch(") == 1);  // units of 8 KB: no prefetch of a later block (docs/cpu.md, "Prefetch")
 }
 
 TEST_CASE("a division by an immediate is a multiply by its reciprocal where that is a normal float", "[cpu][emit]") {
