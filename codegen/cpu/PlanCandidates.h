@@ -22,7 +22,14 @@ struct PlanCandidate {
   std::string skipReason;  // when not lowered: why, naming the scenario's op or the missing piece
 };
 
-// Candidates for the planners asked for; several template variants per lowerable planner.
+// Whether `grouped` is `single` with its units grouped in blocks and nothing else: no block sync, no
+// block-scope buffer, and the same GIR-Graph but for the units per block. Such a variant is the same
+// kernel visited in coarser steps: measured, the two differed by the host's noise only, and the model,
+// which cannot tell them apart, picked the first of the tie (docs/cpu.md, "Variants").
+bool onlyGroupsUnits(const Graph& grouped, const Graph& single);
+
+// Candidates for the planners asked for; several template variants per lowerable planner. A 4-unit
+// variant that only groups the planner's 1-unit variant (onlyGroupsUnits) is a skip saying so.
 std::vector<PlanCandidate> planCandidates(const compute::Graph& model, const compute::Subgraph& sub, const HardwareDesc& hw,
                                           const std::vector<std::string>& planners);
 

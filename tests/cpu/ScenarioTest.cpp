@@ -91,8 +91,8 @@ TEST_CASE("the instrumented build moves exactly the cost model's DRAM bytes", "[
     INFO(name);
     Loaded s = load(name, *hw);
     for (const PlanCandidate& c : planCandidates(s.model, s.pre.subgraphs[0], *hw, {"eager", "gir"})) {
-      if (!c.lowered || c.variant != "units/block=4") continue;
-      INFO(c.planner);
+      if (!c.lowered) continue;
+      INFO(c.planner << " " << c.variant);
       const Graph& g = c.lowered->gir;
       auto k = CompiledKernel::build(g, test::cpuTestOptions(/*instrument=*/true));
       INFO((k ? "" : k.error().str()));
@@ -115,11 +115,11 @@ TEST_CASE("an uninstrumented build refuses to count bytes", "[cpu][bytes]") {
   REQUIRE(hw);
   Loaded s = load("silu", *hw);
   auto cands = planCandidates(s.model, s.pre.subgraphs[0], *hw, {"eager"});
-  REQUIRE(cands.front().lowered);
-  auto k = CompiledKernel::build(cands.front().lowered->gir, test::cpuTestOptions());
+  REQUIRE(cands.back().lowered);  // units/block=1 (the 4-unit variant only groups its units)
+  auto k = CompiledKernel::build(cands.back().lowered->gir, test::cpuTestOptions());
   REQUIRE(k);
   CHECK(countOf(k->source().code, "GIR_COUNT(") == 1);  // only the prelude's #define
-  CHECK_FALSE(k->countBytes(randomInputs(cands.front().lowered->gir, 1)));
+  CHECK_FALSE(k->countBytes(randomInputs(cands.back().lowered->gir, 1)));
 }
 
 // Two shapes the row-wise scenarios lack: an elementwise node with immediates only (efficientnet's
@@ -145,4 +145,62 @@ TEST_CASE("efficientnet and column_reduction: the GIR planner's graph on the CPU
     INFO(check->firstMismatch);
     CHECK(check->close);
   }
+}
+
+TEST_CASE("a planner's 4-unit variant that only groups its 1-unit variant's units is a skip that says so", "[cpu][candidates]") {
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  Loaded s = load("silu", *hw);
+  auto candidates = planCandidates(s.model, s.pre.subgraphs[0], *hw, {"eager", "gir"});
+  REQUIRE(candidates.size() == 4);
+  for (const PlanCandidate& c : candidates) {
+    INFO(c.planner << " " << c.variant);
+    if (c.variant == "units/block=1") {
+      REQUIRE(c.lowered);
+      CHECK(c.lowered->gir.unitsPerBlock == 1);
+      continue;
+    }
+    CHECK(c.variant == "units/block=4");
+    CHECK_FALSE(c.lowered);
+    CHECK(c.skipReason == "the same GIR-Graph as units/block=1 but for the units per block: its blocks share nothing");
+  }
+}
+
+TEST_CASE("a grouped graph whose blocks share scratch or syncs is not a mere grouping", "[cpu][candidates]") {
+  Graph grouped = test::parseGirFileOrStop("tests/golden/gir/softmax_block.gir");
+  REQUIRE(grouped.unitsPerBlock > 1);
+  Graph single = grouped;
+  single.unitsPerBlock = 1;
+  CHECK_FALSE(onlyGroupsUnits(grouped, single));  // block syncs and a block-scope buffer
+  // A graph with no sharing is its own grouping, and differs from a graph with other nodes.
+  Graph plain = test::parseGirOrStop(R"(gir @relu units=8 block=4
+level dram device
+level local unit capacity=4096
+%x = buffer dram f32[64] input
+%y = buffer dram f32[64] output
+%r = buffer local f32[64]
+%x_u = slice %x offset(8*u) shape[8] strides[1]
+%y_u = slice %y offset(8*u) shape[8] strides[1]
+%r_u = slice %r offset(8*u) shape[8] strides[1]
+move %x_u -> %r_u
+ew.relu %r_u -> %r_u
+move %r_u -> %y_u
+)");
+  Graph plainSingle = plain;
+  plainSingle.unitsPerBlock = 1;
+  CHECK(onlyGroupsUnits(plain, plainSingle));
+  Graph other = test::parseGirOrStop(R"(gir @relu units=8 block=1
+level dram device
+level local unit capacity=4096
+%x = buffer dram f32[64] input
+%y = buffer dram f32[64] output
+%r = buffer local f32[64]
+%x_u = slice %x offset(8*u) shape[8] strides[1]
+%y_u = slice %y offset(8*u) shape[8] strides[1]
+%r_u = slice %r offset(8*u) shape[8] strides[1]
+move %x_u -> %r_u
+ew.neg %r_u -> %r_u
+move %r_u -> %y_u
+)");
+  CHECK_FALSE(onlyGroupsUnits(plain, other));
 }
