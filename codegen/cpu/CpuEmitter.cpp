@@ -262,8 +262,7 @@ void emitKernel(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, St
     w.line("// blocks visited " + std::to_string(order.steps) + " steps of the slowest unit dim at a time (docs/cpu.md, \"Block order\")");
     w.line("#pragma omp for schedule(static)");
     w.open("for (int64_t visit = 0; visit < " + std::to_string(s.blocks) + "; ++visit)");
-    w.line("const int64_t blk = (visit % " + std::to_string(order.steps) + ") * " + std::to_string(order.period) + " + visit / " +
-           std::to_string(order.steps) + ";");
+    w.line("const int64_t blk = " + visitedBlockExpr(order, "visit") + ";");
   }
   w.line("const int64_t u0 = blk * " + std::to_string(s.unitsPerBlock) + ", u1 = std::min<int64_t>(u0 + " +
          std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) + ");");

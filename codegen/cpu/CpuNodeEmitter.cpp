@@ -46,6 +46,10 @@ std::string affineExpr(const AffineIndex& a) {
   return out.empty() ? "0" : out;
 }
 
+std::string visitedBlockExpr(const BlockOrder& order, const std::string& t) {
+  return "(" + t + " % " + std::to_string(order.steps) + ") * " + std::to_string(order.period) + " + " + t + " / " + std::to_string(order.steps);
+}
+
 std::string floatLiteral(double v) {
   if (std::isnan(v)) return "NAN";
   if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/schedule/BlockOrder.h"
 #include "codegen/schedule/BufferHomes.h"
 #include "codegen/schedule/FusedLoops.h"
 #include "codegen/schedule/LoopNest.h"
@@ -41,6 +42,9 @@ struct EmitContext {
 
 // C expression of an affine offset in `u` ("16*u - 90944", "4*(u/4)", "0").
 std::string affineExpr(const AffineIndex& a);
+// C expression of the block visited at visit `t` in a block order that is not the index order
+// ("(visit % 56) * 3072 + visit / 56"; codegen/schedule/BlockOrder.h, BlockOrder::block).
+std::string visitedBlockExpr(const BlockOrder& order, const std::string& t);
 // A float literal that reads back as the float nearest to v ("1.0f", "1e-05f", "INFINITY").
 std::string floatLiteral(double v);
 

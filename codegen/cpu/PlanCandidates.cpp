@@ -16,8 +16,7 @@ bool sharesWithinBlocks(const Graph& g) {
   for (const Node& n : g.nodes())
     if (!n.erased && n.isSync() && n.syncScope() == Scope::Block) return true;
   for (const Buffer& b : g.buffers())
-    for (const LevelDecl& l : g.levels)
-      if (!b.erased && l.name == b.level && l.scope == Scope::Block) return true;
+    if (const LevelDecl* l = g.level(b.level); !b.erased && l && l->scope == Scope::Block) return true;
   return false;
 }
 

@@ -59,10 +59,7 @@ void emitPrefetch(CodeWriter& w, const EmitContext& c, const BlockOrder& order, 
   w.line("// prefetch the device reads of the block " + ahead + " visits on: a unit's few short reads give the hardware");
   w.line("// prefetcher too little to run ahead of (docs/cpu.md, \"Prefetch\")");
   w.open("if (" + visit + " + " + ahead + " < " + visits + ")");
-  std::string t = "(" + visit + " + " + ahead + ")";
-  std::string block = order.indexOrder() ? "blk + " + ahead
-                                         : "(" + t + " % " + std::to_string(order.steps) + ") * " + std::to_string(order.period) + " + " + t +
-                                               " / " + std::to_string(order.steps);
+  std::string block = order.indexOrder() ? "blk + " + ahead : visitedBlockExpr(order, "(" + visit + " + " + ahead + ")");
   std::string first = "(" + block + ") * " + std::to_string(s.unitsPerBlock);
   w.open("for (int64_t u = " + first + ", u1 = std::min<int64_t>(u + " + std::to_string(s.unitsPerBlock) + ", " + std::to_string(s.units) +
          "); u < u1; ++u)");

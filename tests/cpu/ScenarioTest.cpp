@@ -177,34 +177,18 @@ TEST_CASE("a grouped graph whose blocks share scratch or syncs is not a mere gro
   single.unitsPerBlock = 1;
   CHECK_FALSE(onlyGroupsUnits(grouped, single));  // block syncs and a block-scope buffer
   // A graph with no sharing is its own grouping, and differs from a graph with other nodes.
-  Graph plain = test::parseGirOrStop(R"(gir @relu units=8 block=4
-level dram device
-level local unit capacity=4096
-%x = buffer dram f32[64] input
-%y = buffer dram f32[64] output
-%r = buffer local f32[64]
-%x_u = slice %x offset(8*u) shape[8] strides[1]
-%y_u = slice %y offset(8*u) shape[8] strides[1]
-%r_u = slice %r offset(8*u) shape[8] strides[1]
-move %x_u -> %r_u
-ew.relu %r_u -> %r_u
-move %r_u -> %y_u
-)");
+  auto plainGraph = [](const std::string& op, int block) {
+    return test::parseGirOrStop("gir @relu units=8 block=" + std::to_string(block) +
+                                "\nlevel dram device\nlevel local unit capacity=4096\n"
+                                "%x = buffer dram f32[64] input\n%y = buffer dram f32[64] output\n%r = buffer local f32[64]\n"
+                                "%x_u = slice %x offset(8*u) shape[8] strides[1]\n%y_u = slice %y offset(8*u) shape[8] strides[1]\n"
+                                "%r_u = slice %r offset(8*u) shape[8] strides[1]\n"
+                                "move %x_u -> %r_u\new." + op + " %r_u -> %r_u\nmove %r_u -> %y_u\n");
+  };
+  Graph plain = plainGraph("relu", 4);
   Graph plainSingle = plain;
   plainSingle.unitsPerBlock = 1;
   CHECK(onlyGroupsUnits(plain, plainSingle));
-  Graph other = test::parseGirOrStop(R"(gir @relu units=8 block=1
-level dram device
-level local unit capacity=4096
-%x = buffer dram f32[64] input
-%y = buffer dram f32[64] output
-%r = buffer local f32[64]
-%x_u = slice %x offset(8*u) shape[8] strides[1]
-%y_u = slice %y offset(8*u) shape[8] strides[1]
-%r_u = slice %r offset(8*u) shape[8] strides[1]
-move %x_u -> %r_u
-ew.neg %r_u -> %r_u
-move %r_u -> %y_u
-)");
+  Graph other = plainGraph("neg", 1);
   CHECK_FALSE(onlyGroupsUnits(plain, other));
 }
