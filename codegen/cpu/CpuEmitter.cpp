@@ -112,7 +112,7 @@ struct BandRef {
 struct StageEmitter {
   CodeWriter& w;
   const EmitContext& c;
-  const std::vector<bool>& values;  // buffers whose writers store nothing: values, and copies' sources
+  const StageBuffers& buffers;  // values (and copies' sources), and the unit's own arrays
   const std::vector<BufferHome>& homes;
   Status& status;
 
@@ -123,8 +123,8 @@ struct StageEmitter {
     if (guard) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
     if (b.groups.size() == 1 && std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId id) { return dropsStores(id); }))
       for (NodeId id : grp.nodes) emitDroppedCopy(w, c, id);
-    else if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, values);
-    else if (grp.readsThroughMove && values[c.g.slice(c.g.node(grp.nodes[0]).outputs[0]).buffer.value]) throughMove(grp);
+    else if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, buffers);
+    else if (grp.readsThroughMove && buffers.values[c.g.slice(c.g.node(grp.nodes[0]).outputs[0]).buffer.value]) throughMove(grp);
     else
       for (NodeId id : grp.nodes) {
         if (dropsStores(id)) emitDroppedCopy(w, c, id);
@@ -179,16 +179,21 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
                                                                 std::to_string(stage - 1) + ")" : ""));
   w.open("for (int64_t u = u0; u < u1; ++u)");
+  StageBuffers buffers{values, std::vector<bool>(values.size(), false)};
   for (const BufferPlan& p : c.schedule.buffers) {
     const BufferHome& home = homes[p.buffer.value];
     if (!onStack(p) || p.kernel != k.index || (values[p.buffer.value] && home.kind == HomeKind::Own)) continue;
     bool used = false;
     for (NodeId id : st.nodes) used = used || touches(c.g, id, p.buffer);
     if (!used) continue;
-    if (home.kind == HomeKind::Own) w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
-    else w.line(homePointer(c, p.buffer, home));
+    if (home.kind == HomeKind::Own) {
+      w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
+      buffers.unitArrays[p.buffer.value] = true;
+    } else {
+      w.line(homePointer(c, p.buffer, home));
+    }
   }
-  StageEmitter emit{w, c, values, homes, status};
+  StageEmitter emit{w, c, buffers, homes, status};
   std::vector<std::optional<UnitDomain>> domains;
   for (const BandRef& b : bands)
     domains.push_back(guarded(c, *b.groups.front()) ? std::optional(domainOf(c, *b.groups.front())) : std::nullopt);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "codegen/cpu/EmittedArithmetic.h"
+#include "codegen/cpu/PhaseSplit.h"
 #include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/LoopInvariants.h"
 #include "codegen/schedule/SumPrecision.h"
@@ -87,33 +88,42 @@ void emitLoops(CodeWriter& w, const std::vector<int64_t>& ext, size_t from, size
   for (size_t d = from; d < to; ++d) w.close();
 }
 
-// Base pointer of a slice for unit u, from the buffer's placement.
-std::string sliceBase(const EmitContext& c, SliceId sid) {
+}  // namespace
+
+InstanceOffset instanceOffset(const EmitContext& c, SliceId sid) {
   const MemorySlice& s = c.g.slice(sid);
   const BufferPlan& p = c.schedule.buffers[s.buffer.value];
-  const std::string& name = c.names[s.buffer.value];
-  AffineIndex off = s.offset;
-  std::string prefix;
+  InstanceOffset r{s.offset, ""};
   switch (p.placement) {
     case Placement::Global: break;
     case Placement::PerBlockUnits:
-      prefix = "(u - u0)*" + intLiteral(p.instanceSize) + " + ";
+      r.unitPrefix = "(u - u0)*" + intLiteral(p.instanceSize) + " + ";
       [[fallthrough]];
     case Placement::PerUnit:
       if (!p.affine) {  // a private instance whose slices sit at fixed places in it (Schedule::sliceRel)
-        off = AffineIndex(c.schedule.sliceRel[sid.value]);
+        r.offset = AffineIndex(c.schedule.sliceRel[sid.value]);
         break;
       }
-      off.addTerm(UnitTermKind::Identity, 1, -p.loStride);
-      off.addConstant(-p.loBase);
+      r.offset.addTerm(UnitTermKind::Identity, 1, -p.loStride);
+      r.offset.addConstant(-p.loBase);
       break;
     case Placement::PerBlock:
-      if (c.schedule.unitsPerBlock == 1) off.addTerm(UnitTermKind::Identity, 1, -p.loStride);
-      else off.addTerm(UnitTermKind::Div, c.schedule.unitsPerBlock, -p.loStride);
-      off.addConstant(-p.loBase);
+      if (c.schedule.unitsPerBlock == 1) r.offset.addTerm(UnitTermKind::Identity, 1, -p.loStride);
+      else r.offset.addTerm(UnitTermKind::Div, c.schedule.unitsPerBlock, -p.loStride);
+      r.offset.addConstant(-p.loBase);
       break;
   }
-  std::string e = affineExpr(off);
+  return r;
+}
+
+namespace {
+
+// Base pointer of a slice for unit u, from the buffer's placement.
+std::string sliceBase(const EmitContext& c, SliceId sid) {
+  const std::string& name = c.names[c.g.slice(sid).buffer.value];
+  InstanceOffset at = instanceOffset(c, sid);
+  const std::string& prefix = at.unitPrefix;
+  std::string e = affineExpr(at.offset);
   if (e == "0") return prefix.empty() ? name : name + " + " + prefix.substr(0, prefix.size() - 3);
   return name + " + (" + prefix + e + ")";
 }
@@ -328,13 +338,15 @@ void emitReduce(CodeWriter& w, const EmitContext& c, NodeId id, const LoopNest& 
   });
 }
 
-// The value an operand of a fused node reads: a forwarded local, or a load through its pointer.
-std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, int& deviceLoads) {
+// The value an operand of a fused node reads: a forwarded local, or a load through its pointer (into
+// the buffer's phase at half the strides for a phase-split read).
+std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, const StageBuffers& buffers, int& deviceLoads) {
   const NestOperand& op = grp.nests[k].inputs[input];
   int from = forwardedFrom(c.g, grp, k, input);
   if (from >= 0 && !isDevice(c, op.slice)) return "v" + std::to_string(grp.nodes[static_cast<size_t>(from)].value);
   deviceLoads += isDevice(c, op.slice) ? 1 : 0;
-  return "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(input) + "[" + indexExpr(op.strides) + "]";
+  std::string index = indexExpr(readsPhases(c, grp, k, input, buffers.unitArrays) ? phaseStrides(op.strides) : op.strides);
+  return "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(input) + "[" + index + "]";
 }
 
 bool streams(const EmitContext& c, const LoopGroup& grp, size_t k) { return streamsOutput(c.g, c.streamed, grp, k); }
@@ -388,7 +400,7 @@ ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vec
 }
 
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
-int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const std::vector<bool>& values,
+int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const StageBuffers& buffers,
                   const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc) {
   NodeId id = grp.nodes[k];
   const Node& n = c.g.node(id);
@@ -402,16 +414,16 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
   w.line("// node " + me + ": " + describeNode(c.g, id));
   int device = 0;
   std::vector<std::string> operands;
-  if (int erf = erfs.erfOf[k]; erf >= 0) operands.push_back(fusedOperand(c, grp, static_cast<size_t>(erf), 0, device));
+  if (int erf = erfs.erfOf[k]; erf >= 0) operands.push_back(fusedOperand(c, grp, static_cast<size_t>(erf), 0, buffers, device));
   else
-    for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, device));
+    for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, buffers, device));
   if (n.kind() == NodeKind::Reduce) {
     w.line(acc.of(me) + " = " + combine(reduceSpelling(c.g, id), acc.of(me), operands[0]) + ";");
     return device;
   }
   std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(c, n, operands, invariantDivisor(c.g, grp, invariant, k));
   w.line("const float v" + me + " = " + value + ";");
-  if (values[c.g.slice(nest.output.slice).buffer.value]) return device;
+  if (buffers.values[c.g.slice(nest.output.slice).buffer.value]) return device;
   if (streams(c, grp, k)) w.line("nt" + me + "[lane" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
   else w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
   return device + (isDevice(c, nest.output.slice) ? 1 : 0);
@@ -433,16 +445,18 @@ std::string groupHeading(const LoopGroup& grp) {
 }
 
 // The group's base pointers (they do not depend on the loop indices).
-void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& values) {
+void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const StageBuffers& buffers) {
   for (size_t k = 0; k < grp.nodes.size(); ++k) {
     const LoopNest& nest = grp.nests[k];
     std::string me = std::to_string(grp.nodes[k].value);
     for (size_t i = 0; i < nest.inputs.size(); ++i) {
       if (forwardedFrom(c.g, grp, k, i) >= 0 && !isDevice(c, nest.inputs[i].slice)) continue;
-      w.line("const float* const in" + me + "_" + std::to_string(i) + " = " + sliceBase(c, nest.inputs[i].slice) + ";  // " +
-             sliceComment(c, nest.inputs[i].slice));
+      SliceId s = nest.inputs[i].slice;
+      bool phases = readsPhases(c, grp, k, i, buffers.unitArrays);
+      w.line("const float* const in" + me + "_" + std::to_string(i) + " = " + (phases ? phaseBase(c, s) : sliceBase(c, s)) + ";  // " +
+             sliceComment(c, s) + (phases ? ", through its phase" : ""));
     }
-    if (!values[c.g.slice(nest.output.slice).buffer.value])
+    if (!buffers.values[c.g.slice(nest.output.slice).buffer.value])
       w.line("float* const out" + me + " = " + sliceBase(c, nest.output.slice) + ";  // " + sliceComment(c, nest.output.slice));
   }
 }
@@ -520,17 +534,17 @@ void emitLaneTail(CodeWriter& w, const LoopGroup& grp, const std::vector<size_t>
 }
 
 // The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
-void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const std::vector<bool>& values) {
+void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
   size_t loops = grp.extents.size(), kept = 0;
   while (kept < loops && !grp.reduced[kept]) ++kept;
   std::vector<size_t> reduces;
   for (size_t k = 0; k < grp.nodes.size(); ++k)
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
-  ErfPlusOne erfs = erfPlusOne(c, grp, values);
+  ErfPlusOne erfs = erfPlusOne(c, grp, buffers.values);
   std::vector<bool> invariant = innermostInvariant(c.g, grp);
   auto body = [&](const AccSpelling& acc = {}) {
     int device = 0;
-    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, values, erfs, invariant, acc);
+    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, acc);
     count(w, c, device);
   };
   if (reduces.empty()) {
@@ -618,12 +632,13 @@ void emitNextUnitPrefetch(CodeWriter& w, const EmitContext& c, const std::vector
 }  // namespace
 
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
-                  const std::vector<bool>& values) {
+                  const StageBuffers& buffers) {
   if (depth == 0) {
     w.line(groupHeading(*band.front()));
     w.open("");
-    declarePointers(w, c, *band.front(), values);
-    emitGroupLoops(w, c, *band.front(), 0, values);
+    emitPhaseSplits(w, c, *band.front(), buffers.unitArrays);
+    declarePointers(w, c, *band.front(), buffers);
+    emitGroupLoops(w, c, *band.front(), 0, buffers);
     w.close();
     return;
   }
@@ -631,12 +646,15 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
   for (size_t d = 0; d < depth; ++d) shared += (shared.empty() ? "" : ",") + std::to_string(band.front()->extents[d]);
   w.line("// one band: " + std::to_string(band.size()) + " loop nests share their outer loops [" + shared + "]");
   w.open("");
-  for (const LoopGroup* grp : band) declarePointers(w, c, *grp, values);
+  for (const LoopGroup* grp : band) {
+    emitPhaseSplits(w, c, *grp, buffers.unitArrays);
+    declarePointers(w, c, *grp, buffers);
+  }
   emitLoops(w, band.front()->extents, 0, depth, "", 0, [&] {
     emitNextUnitPrefetch(w, c, band, depth);
     for (const LoopGroup* grp : band) {
       w.line(groupHeading(*grp));
-      emitGroupLoops(w, c, *grp, depth, values);
+      emitGroupLoops(w, c, *grp, depth, buffers);
     }
   });
   w.close();

@@ -40,6 +40,20 @@ struct EmitContext {
   std::vector<bool> nonPositive;  // per slice id: holds only values <= 0 or NaN (core/gir/ValueSigns.h)
 };
 
+// What a stage makes of its buffers (CpuEmitter decides; the loop bodies spell it). Per buffer id.
+struct StageBuffers {
+  std::vector<bool> values;      // its writers store nothing: a value in registers, or a copy's source
+  std::vector<bool> unitArrays;  // a unit's own array on the stack (`alignas(64) float name[n]`)
+};
+
+// A slice's offset within its buffer's instance for unit u (the whole buffer for a global one), and
+// the start of the unit's instance in its block's (PerBlockUnits: "(u - u0)*n + "; empty otherwise).
+struct InstanceOffset {
+  AffineIndex offset;
+  std::string unitPrefix;
+};
+InstanceOffset instanceOffset(const EmitContext& c, SliceId sid);
+
 // C expression of an affine offset in `u` ("16*u - 90944", "4*(u/4)", "0").
 std::string affineExpr(const AffineIndex& a);
 // C expression of the block visited at visit `t` in a block order that is not the index order
@@ -63,8 +77,9 @@ void emitDroppedCopy(CodeWriter& w, const EmitContext& c, NodeId id);
 
 // Emits fused groups (codegen/schedule/FusedLoops.h) that share their outer loops [0, depth)
 // (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented
-// block of statements per node; buffers marked in `values` (per buffer id) live in locals v<node>.
+// block of statements per node; buffers marked in `buffers.values` live in locals v<node>, and stride-2
+// reads of `buffers.unitArrays` go through their even and odd phases (PhaseSplit.h).
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
-                  const std::vector<bool>& values);
+                  const StageBuffers& buffers);
 
 }  // namespace gir::codegen::cpu
