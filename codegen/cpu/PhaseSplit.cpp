@@ -27,6 +27,9 @@ bool readsPhases(const EmitContext& c, const LoopGroup& grp, size_t k, size_t in
   return at.unitPrefix.empty() && at.offset.isConstant() && at.offset.constant() >= 0 && !writtenInGroup(c, grp, b);
 }
 
+namespace {
+
+// The buffers that some member of the group reads through phases, each once, in the order first read.
 std::vector<BufferId> phaseSplitBuffers(const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& unitArrays) {
   std::vector<BufferId> out;
   for (size_t k = 0; k < grp.nodes.size(); ++k)
@@ -36,6 +39,8 @@ std::vector<BufferId> phaseSplitBuffers(const EmitContext& c, const LoopGroup& g
     }
   return out;
 }
+
+}  // namespace
 
 void emitPhaseSplits(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& unitArrays) {
   for (BufferId b : phaseSplitBuffers(c, grp, unitArrays)) {

@@ -23,9 +23,6 @@ constexpr int64_t kPhaseSplitMinRun = 8;
 // least kPhaseSplitMinRun iterations, and at even strides in the others.
 bool readsPhases(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, const std::vector<bool>& unitArrays);
 
-// The buffers that some member of the group reads through phases, each once, in the order first read.
-std::vector<BufferId> phaseSplitBuffers(const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& unitArrays);
-
 // The declaration of each such buffer's phases, `name_phases[2][(n + 1) / 2]`, and the prelude's
 // girDeinterleave that fills them; emitted before the group's loops.
 void emitPhaseSplits(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& unitArrays);

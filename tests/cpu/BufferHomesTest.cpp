@@ -80,13 +80,7 @@ Homed homesOf(const std::string& text) {
 // DRAM bytes: a dropped copy still counts the reads it stands for.
 void runsAsModelled(const Graph& g) {
   test::requireKernelMatches(g);
-  auto hw = loadHardwareByName("cpu-host");
-  REQUIRE(hw);
-  auto counting = codegen::cpu::CompiledKernel::build(g, test::cpuTestOptions(/*instrument=*/true));
-  REQUIRE(counting);
-  auto counted = counting->countBytes(randomInputs(g, 1));
-  REQUIRE(counted);
-  CHECK(*counted == codegen::cpu::modelCpu(g, *hw).dramBytes);
+  test::requireCountsModelledBytes(g);
 }
 
 }  // namespace

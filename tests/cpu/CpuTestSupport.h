@@ -6,8 +6,10 @@
 
 #include "codegen/cpu/CpuCheck.h"
 #include "codegen/cpu/CpuLauncher.h"
+#include "codegen/cpu/CpuModel.h"
 #include "codegen/schedule/Schedule.h"
 #include "core/gir/Validity.h"
+#include "core/hw/HardwareDesc.h"
 #include "tests/support/GirText.h"
 #include "tests/support/TestSupport.h"
 
@@ -44,6 +46,17 @@ inline std::string requireKernelMatches(const Graph& g, std::initializer_list<ui
     CHECK(check->close);
   }
   return k->source().code;
+}
+
+// The graph's instrumented build moves exactly the DRAM bytes the cost model counts on cpu-host.
+inline void requireCountsModelledBytes(const Graph& g) {
+  auto hw = loadHardwareByName("cpu-host");
+  REQUIRE(hw);
+  auto counting = codegen::cpu::CompiledKernel::build(g, cpuTestOptions(/*instrument=*/true));
+  REQUIRE(counting);
+  auto counted = counting->countBytes(randomInputs(g, 1));
+  REQUIRE(counted);
+  CHECK(*counted == codegen::cpu::modelCpu(g, *hw).dramBytes);
 }
 
 }  // namespace gir::test

@@ -4,8 +4,6 @@
 // kernel computes what the interpreter does and its instrumented build moves the modelled DRAM bytes.
 #include <catch2/catch.hpp>
 
-#include "codegen/cpu/CpuModel.h"
-#include "core/hw/HardwareDesc.h"
 #include "tests/cpu/CpuTestSupport.h"
 
 using namespace gir;
@@ -36,16 +34,6 @@ std::string tapsGraph(int64_t rows, int64_t width, int64_t outputs) {
 
 bool has(const std::string& code, const std::string& text) { return code.find(text) != std::string::npos; }
 
-void countsModelledBytes(const Graph& g) {
-  auto hw = loadHardwareByName("cpu-host");
-  REQUIRE(hw);
-  auto counting = codegen::cpu::CompiledKernel::build(g, test::cpuTestOptions(/*instrument=*/true));
-  REQUIRE(counting);
-  auto counted = counting->countBytes(randomInputs(g, 1));
-  REQUIRE(counted);
-  CHECK(*counted == codegen::cpu::modelCpu(g, *hw).dramBytes);
-}
-
 }  // namespace
 
 TEST_CASE("phase split: stride-2 taps over two rows read the window's phases at unit stride", "[cpu][emit][phase-split]") {
@@ -60,7 +48,7 @@ TEST_CASE("phase split: stride-2 taps over two rows read the window's phases at 
   CHECK(has(code, "in2_0[i0*17 + i1]"));
   CHECK(has(code, "in3_1[i0*17 + i1]"));
   CHECK(!has(code, "[i0*34 + i1*2]"));
-  countsModelledBytes(g);
+  test::requireCountsModelledBytes(g);
 }
 
 TEST_CASE("phase split: an odd-sized window splits into 17 even and 16 odd elements", "[cpu][emit][phase-split]") {
