@@ -6,6 +6,10 @@
  * Each is repeated (>= 10 times) and reported as best and median GB/s, counting 2 x bytes per copy
  * (one read, one write), as STREAM does.
  *
+ * The arrays are aligned to 2 MiB and advised onto transparent huge pages (Linux), as gir allocates its
+ * kernels' buffers and as NumPy allocates the peers' inputs (docs/cpu.md "Huge pages"): the roof is then
+ * measured with the same page size as the kernels it is compared with.
+ *
  * Build: cc -O3 -march=native -fopenmp stream_copy.c -o stream_copy
  * Usage: stream_copy [THREADS [MIB_PER_ARRAY [REPEATS]]]
  * Prints one JSON object on one line.
@@ -18,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #ifdef __AVX__
 #include <immintrin.h>
 #endif
@@ -58,6 +65,17 @@ static void time_copy(void (*copy)(float*, const float*, size_t), float* a, cons
   free(gbs);
 }
 
+/* n floats on 2 MiB boundaries, advised onto huge pages before the first touch. */
+static float* huge_page_array(size_t n) {
+  const size_t page = (size_t)2 << 20;
+  size_t bytes = (n * sizeof(float) + page - 1) / page * page;
+  float* p = aligned_alloc(page, bytes);
+#ifdef __linux__
+  if (p) (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
 int main(int argc, char** argv) {
   int threads = argc > 1 ? atoi(argv[1]) : omp_get_max_threads();
   size_t mib = argc > 2 ? (size_t)atol(argv[2]) : 256;
@@ -69,8 +87,8 @@ int main(int argc, char** argv) {
   omp_set_num_threads(threads);
   size_t n = mib * (1u << 20) / sizeof(float);
   n -= n % (size_t)(8 * threads);
-  float* a = aligned_alloc(64, n * sizeof(float));
-  float* b = aligned_alloc(64, n * sizeof(float));
+  float* a = huge_page_array(n);
+  float* b = huge_page_array(n);
   if (!a || !b) {
     fprintf(stderr, "stream_copy: cannot allocate 2 x %zu MiB\n", mib);
     return 1;

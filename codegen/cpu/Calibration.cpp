@@ -10,6 +10,7 @@
 
 #include "codegen/cpu/CpuLauncher.h"
 #include "codegen/cpu/CpuPrelude.h"
+#include "codegen/cpu/HostArray.h"
 
 namespace gir::codegen::cpu {
 
@@ -201,14 +202,6 @@ int64_t streamingCrossover(const std::vector<WarmCopyPoint>& curve) {
   return 0;
 }
 
-namespace {
-
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-
-}  // namespace
-
 std::string Calibration::str() const {
   std::ostringstream os;
   os << "threads " << threads << ": stream copy " << streamCopyGBs << " GB/s (p10 " << streamCopyP10GBs << ", p90 " << streamCopyP90GBs
@@ -245,9 +238,11 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   Calibration c;
   c.threads = threads();
   int64_t n = o.dramArrayBytes / 4;
-  std::unique_ptr<float, FreeDeleter> a(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)));
-  std::unique_ptr<float, FreeDeleter> b(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)));
-  if (!a || !b) return makeError("cannot allocate two " + std::to_string(o.dramArrayBytes) + "-byte arrays for the calibration");
+  // The same arrays as the kernels' buffers (huge pages included), so the roof is measured as they run.
+  auto ownedA = allocateHostArray(n), ownedB = allocateHostArray(n);
+  if (!ownedA || !ownedB) return makeError("cannot allocate two " + std::to_string(o.dramArrayBytes) + "-byte arrays for the calibration");
+  HostArray& a = *ownedA;
+  HostArray& b = *ownedB;
   init(a.get(), n, 0.0f);
   init(b.get(), n, 1.0f);
   auto copyS = sortedSeconds([&] { copy(a.get(), b.get(), n); }, o.repeats);

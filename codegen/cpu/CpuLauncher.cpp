@@ -1,6 +1,8 @@
 // Building, running and timing a generated CPU library.
 #include "codegen/cpu/CpuLauncher.h"
 
+#include "codegen/cpu/HostArray.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,13 +27,11 @@ Timing summarize(std::vector<double> s) {
   return t;
 }
 
-// The arrays of one run: one 64-byte aligned allocation per argument of the generated code.
+// The arrays of one run: one host array per argument of the generated code.
 struct CompiledKernel::Buffers {
-  std::vector<float*> ptrs;
+  std::vector<HostArray> owned;
+  std::vector<float*> ptrs;  // owned's pointers, as gir_run takes them
   std::vector<int64_t> sizes;
-  ~Buffers() {
-    for (float* p : ptrs) std::free(p);
-  }
 };
 
 Expected<CompiledKernel> CompiledKernel::build(const Graph& g, const LaunchOptions& options) {
@@ -63,9 +63,10 @@ Expected<CompiledKernel> CompiledKernel::build(const Graph& g, const LaunchOptio
 Expected<std::shared_ptr<CompiledKernel::Buffers>> CompiledKernel::prepare(const TensorMap& inputs) {
   auto b = std::make_shared<Buffers>();
   for (const GlobalArg& a : source_->args) {
-    size_t bytes = (static_cast<size_t>(std::max<int64_t>(a.elements, 1)) * 4 + 63) / 64 * 64;
-    auto* p = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!p) return makeError("cannot allocate " + std::to_string(bytes) + " bytes for buffer '%" + a.name + "'");
+    auto array = allocateHostArray(a.elements);
+    if (!array) return makeError("buffer '%" + a.name + "': " + array.error().message);
+    float* p = array->get();
+    b->owned.push_back(std::move(*array));
     b->ptrs.push_back(p);
     b->sizes.push_back(a.elements);
     if (a.role != BufferRole::Input) {
