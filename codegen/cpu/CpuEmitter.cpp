@@ -11,6 +11,7 @@
 #include "codegen/cpu/CpuNodeEmitter.h"
 #include "codegen/cpu/CpuPrelude.h"
 #include "codegen/cpu/EmittedArithmetic.h"
+#include "codegen/cpu/PhaseSplit.h"
 #include "codegen/cpu/Prefetch.h"
 #include "codegen/cpu/StreamingStores.h"
 #include "codegen/schedule/BlockOrder.h"
@@ -179,19 +180,26 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
                                                                 std::to_string(stage - 1) + ")" : ""));
   w.open("for (int64_t u = u0; u < u1; ++u)");
-  StageBuffers buffers{values, std::vector<bool>(values.size(), false)};
+  StageBuffers buffers{values, std::vector<bool>(values.size(), false), {}};
+  std::vector<const BufferPlan*> declared;
   for (const BufferPlan& p : c.schedule.buffers) {
     const BufferHome& home = homes[p.buffer.value];
     if (!onStack(p) || p.kernel != k.index || (values[p.buffer.value] && home.kind == HomeKind::Own)) continue;
     bool used = false;
     for (NodeId id : st.nodes) used = used || touches(c.g, id, p.buffer);
     if (!used) continue;
-    if (home.kind == HomeKind::Own) {
-      w.line("alignas(64) float " + c.names[p.buffer.value] + "[" + std::to_string(p.instanceSize) + "];  // " + bufferComment(c.g, p));
-      buffers.unitArrays[p.buffer.value] = true;
-    } else {
-      w.line(homePointer(c, p.buffer, home));
-    }
+    declared.push_back(&p);
+    if (home.kind == HomeKind::Own) buffers.unitArrays[p.buffer.value] = true;
+  }
+  buffers.phaseOnly = phaseOnlyArrays(c, groups, buffers.unitArrays);
+  for (const BufferHome& home : homes)  // a buffer that lives in the array names its elements in place
+    if (home.kind != HomeKind::Own) buffers.phaseOnly[c.g.slice(home.slice).buffer.value] = false;
+  for (const BufferPlan* p : declared) {
+    const BufferHome& home = homes[p->buffer.value];
+    if (home.kind != HomeKind::Own) w.line(homePointer(c, p->buffer, home));
+    else if (buffers.phaseOnly[p->buffer.value])
+      w.line(phasesDeclaration(c, p->buffer, bufferComment(c.g, *p) + ", kept as its even and odd elements (docs/cpu.md, \"Stride-2 reads\")"));
+    else w.line("alignas(64) float " + c.names[p->buffer.value] + "[" + std::to_string(p->instanceSize) + "];  // " + bufferComment(c.g, *p));
   }
   StageEmitter emit{w, c, buffers, homes, status};
   std::vector<std::optional<UnitDomain>> domains;

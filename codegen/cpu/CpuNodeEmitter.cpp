@@ -338,6 +338,11 @@ void emitReduce(CodeWriter& w, const EmitContext& c, NodeId id, const LoopNest& 
   });
 }
 
+// Whether the member writes a phase-only array (its writes go into the phases, PhaseSplit.h).
+bool writesPhases(const EmitContext& c, const LoopNest& nest, const StageBuffers& buffers) {
+  return buffers.phaseOnly[c.g.slice(nest.output.slice).buffer.value];
+}
+
 // The value an operand of a fused node reads: a forwarded local, or a load through its pointer (into
 // the buffer's phase at half the strides for a phase-split read).
 std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, const StageBuffers& buffers, int& deviceLoads) {
@@ -425,7 +430,8 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
   w.line("const float v" + me + " = " + value + ";");
   if (buffers.values[c.g.slice(nest.output.slice).buffer.value]) return device;
   if (streams(c, grp, k)) w.line("nt" + me + "[lane" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
-  else w.line("out" + me + "[" + indexExpr(nest.output.strides) + "] = v" + me + ";");
+  else w.line("out" + me + "[" + indexExpr(writesPhases(c, nest, buffers) ? phaseStrides(nest.output.strides) : nest.output.strides) +
+              "] = v" + me + ";");
   return device + (isDevice(c, nest.output.slice) ? 1 : 0);
 }
 
@@ -456,8 +462,11 @@ void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, 
       w.line("const float* const in" + me + "_" + std::to_string(i) + " = " + (phases ? phaseBase(c, s) : sliceBase(c, s)) + ";  // " +
              sliceComment(c, s) + (phases ? ", through its phase" : ""));
     }
+    bool phases = writesPhases(c, nest, buffers);
+    if (phases && phaseWriteOf(c, grp) != PhaseWrite::Strided) continue;  // emitPhaseRows spells its rows' starts
     if (!buffers.values[c.g.slice(nest.output.slice).buffer.value])
-      w.line("float* const out" + me + " = " + sliceBase(c, nest.output.slice) + ";  // " + sliceComment(c, nest.output.slice));
+      w.line("float* const out" + me + " = " + (phases ? phaseBase(c, nest.output.slice) : sliceBase(c, nest.output.slice)) + ";  // " +
+             sliceComment(c, nest.output.slice) + (phases ? ", through its phase" : ""));
   }
 }
 
@@ -533,8 +542,48 @@ void emitLaneTail(CodeWriter& w, const LoopGroup& grp, const std::vector<size_t>
   }
 }
 
+// A Deinterleave or Fill writer of a phase-only array (PhaseSplit.h), its loops from `from` inward: row by row, element j of a row
+// that starts at element `at` of the array goes to element at + j, so the even j go to the phase of
+// `at` from at / 2 on, the odd j to the phase of at + 1 from (at + 1) / 2 on; the outer strides are even
+// and halve.
+void emitPhaseRows(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, PhaseWrite how, size_t from) {
+  const LoopNest& nest = grp.nests[0];
+  std::string me = std::to_string(grp.nodes[0].value);
+  BufferId b = c.g.slice(nest.output.slice).buffer;
+  int64_t at = instanceOffset(c, nest.output.slice).offset.constant(), run = grp.extents.back();
+  size_t loops = grp.extents.size();
+  std::vector<int64_t> rowStart = phaseStrides(nest.output.strides);
+  rowStart.back() = 0;
+  auto plus = [](const std::string& e) { return e == "0" ? std::string() : " + " + e; };
+  std::string first = phaseElement(c, b, at) + plus(indexExpr(rowStart)), second = phaseElement(c, b, at + 1) + plus(indexExpr(rowStart));
+  w.line("// node " + me + ": " + describeNode(c.g, grp.nodes[0]) + ", into %" + c.g.buffer(b).name +
+         "'s even and odd elements (docs/cpu.md, \"Stride-2 reads\")");
+  if (how == PhaseWrite::Deinterleave) {
+    const NestOperand& in = nest.inputs[0];  // its pointer, in<me>_0, is declarePointers'
+    std::vector<int64_t> inRow = in.strides;
+    inRow.back() = 0;
+    emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
+      w.line("girDeinterleave(in" + me + "_0" + plus(indexExpr(inRow)) + ", " + first + ", " + second + ", " + intLiteral(run) + ");");
+      count(w, c, isDevice(c, in.slice) ? static_cast<int>(run) : 0);
+    });
+    return;
+  }
+  const auto& fill = std::get<ElementwisePayload>(c.g.node(grp.nodes[0]).payload);
+  std::string value = floatLiteral(fill.operands[0].value), i = "i" + std::to_string(loops - 1);
+  emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
+    for (auto [to, n] : {std::pair{first, (run + 1) / 2}, std::pair{second, run / 2}}) {
+      if (n == 0) continue;
+      w.line("#pragma omp simd");
+      w.line("for (int64_t " + i + " = 0; " + i + " < " + intLiteral(n) + "; ++" + i + ") (" + to + ")[" + i + "] = " + value + ";");
+    }
+  });
+}
+
 // The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
 void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
+  if (PhaseWrite how = phaseWriteOf(c, grp);
+      (how == PhaseWrite::Deinterleave || how == PhaseWrite::Fill) && writesPhases(c, grp.nests[0], buffers))
+    return emitPhaseRows(w, c, grp, how, from);
   size_t loops = grp.extents.size(), kept = 0;
   while (kept < loops && !grp.reduced[kept]) ++kept;
   std::vector<size_t> reduces;
@@ -636,7 +685,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
   if (depth == 0) {
     w.line(groupHeading(*band.front()));
     w.open("");
-    emitPhaseSplits(w, c, *band.front(), buffers.unitArrays);
+    emitPhaseSplits(w, c, *band.front(), buffers);
     declarePointers(w, c, *band.front(), buffers);
     emitGroupLoops(w, c, *band.front(), 0, buffers);
     w.close();
@@ -647,7 +696,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
   w.line("// one band: " + std::to_string(band.size()) + " loop nests share their outer loops [" + shared + "]");
   w.open("");
   for (const LoopGroup* grp : band) {
-    emitPhaseSplits(w, c, *grp, buffers.unitArrays);
+    emitPhaseSplits(w, c, *grp, buffers);
     declarePointers(w, c, *grp, buffers);
   }
   emitLoops(w, band.front()->extents, 0, depth, "", 0, [&] {

@@ -44,6 +44,7 @@ struct EmitContext {
 struct StageBuffers {
   std::vector<bool> values;      // its writers store nothing: a value in registers, or a copy's source
   std::vector<bool> unitArrays;  // a unit's own array on the stack (`alignas(64) float name[n]`)
+  std::vector<bool> phaseOnly;   // of those, kept only as its even and odd phases (PhaseSplit.h)
 };
 
 // A slice's offset within its buffer's instance for unit u (the whole buffer for a global one), and
@@ -78,7 +79,8 @@ void emitDroppedCopy(CodeWriter& w, const EmitContext& c, NodeId id);
 // Emits fused groups (codegen/schedule/FusedLoops.h) that share their outer loops [0, depth)
 // (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented
 // block of statements per node; buffers marked in `buffers.values` live in locals v<node>, and stride-2
-// reads of `buffers.unitArrays` go through their even and odd phases (PhaseSplit.h).
+// reads of `buffers.unitArrays` go through their even and odd phases, which the writers of
+// `buffers.phaseOnly` fill themselves (PhaseSplit.h).
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
                   const StageBuffers& buffers);
 

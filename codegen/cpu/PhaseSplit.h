@@ -23,11 +23,34 @@ constexpr int64_t kPhaseSplitMinRun = 8;
 // least kPhaseSplitMinRun iterations, and at even strides in the others.
 bool readsPhases(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, const std::vector<bool>& unitArrays);
 
-// The declaration of each such buffer's phases, `name_phases[2][(n + 1) / 2]`, and the prelude's
-// girDeinterleave that fills them; emitted before the group's loops.
-void emitPhaseSplits(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& unitArrays);
+// How a fused group of one member can write a unit array that is kept only as its phases.
+enum class PhaseWrite {
+  None,          // it cannot: the array has to exist whole
+  Strided,       // all its strides are even: into one phase at half the strides, its loops as they are
+  Deinterleave,  // a move of unit-stride rows: girDeinterleave splits each row into the phases
+  Fill,          // a constant over unit-stride rows: each row's even and odd elements filled
+};
+PhaseWrite phaseWriteOf(const EmitContext& c, const LoopGroup& grp);
 
-// The base pointer of a phase-split read: the phase of the slice's first element, at half its offset.
+// Per buffer id: the stage's unit arrays that are kept only as their phases, never whole. Every read
+// of such an array goes through its phases (readsPhases), and every writer writes the phases itself
+// (phaseWriteOf), so no array is copied into phases once it is complete: a stride-2 convolution's
+// window is built from the input straight into them.
+std::vector<bool> phaseOnlyArrays(const EmitContext& c, const std::vector<LoopGroup>& groups, const std::vector<bool>& unitArrays);
+
+// The declaration of a phase-only array: `alignas(64) float name_phases[2][(n + 1) / 2];`.
+std::string phasesDeclaration(const EmitContext& c, BufferId b, const std::string& comment);
+
+// The declaration of the phases of each buffer the group reads through them and that is not phase-only,
+// `name_phases[2][(n + 1) / 2]`, and the prelude's girDeinterleave that fills them; emitted before the
+// group's loops.
+void emitPhaseSplits(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const StageBuffers& buffers);
+
+// A pointer to element `at` of buffer b's instance in its phases: phase at % 2, at at / 2.
+std::string phaseElement(const EmitContext& c, BufferId b, int64_t at);
+
+// The base pointer of a read or write through phases: the phase of the slice's first element, at half
+// its offset.
 std::string phaseBase(const EmitContext& c, SliceId slice);
 
 // The operand's strides in its phase: every stride halved.
