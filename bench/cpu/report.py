@@ -377,7 +377,9 @@ def stream_section(rows, meta):
     if not samples:
         return out + ["Not measured.", ""]
     out += [f"Two arrays of {samples[0]['mib_per_array']} MiB, {samples[0]['threads']} thread(s), {samples[0]['repeats']} repeats per "
-            f"measurement, measured {len(samples)} times (once per round of every scenario); GB/s count 2 x bytes (read + write).", "",
+            f"measurement, measured {len(samples)} times (once per round of every scenario); GB/s count 2 x bytes (read + write). "
+            "The arrays are advised onto transparent huge pages, as gir's kernel buffers are and NumPy's arrays (the peers' "
+            "inputs) are (docs/cpu.md, \"Huge pages\").", "",
             "| variant | best of repeats, GB/s (median over measurements) | median of repeats, GB/s | best, range over measurements |",
             "|---|---|---|---|"]
     for label, key in (("copy (a[i] = b[i])", "copy"), ("non-temporal copy (_mm256_stream_ps)", "nt_copy")):
