@@ -552,6 +552,8 @@ void emitPhaseRows(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, Ph
   BufferId b = c.g.slice(nest.output.slice).buffer;
   int64_t at = instanceOffset(c, nest.output.slice).offset.constant(), run = grp.extents.back();
   size_t loops = grp.extents.size();
+  // A band keeps at least kBandMinInnerIterations inside (LoopBands.h), so the row loop is this group's.
+  GIR_ASSERT(from < loops, "a band shares the row loop of a phase writer");
   std::vector<int64_t> rowStart = phaseStrides(nest.output.strides);
   rowStart.back() = 0;
   auto plus = [](const std::string& e) { return e == "0" ? std::string() : " + " + e; };
