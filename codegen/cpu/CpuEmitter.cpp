@@ -191,9 +191,7 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
     declared.push_back(&p);
     if (home.kind == HomeKind::Own) buffers.unitArrays[p.buffer.value] = true;
   }
-  buffers.phaseOnly = phaseOnlyArrays(c, groups, buffers.unitArrays);
-  for (const BufferHome& home : homes)  // a buffer that lives in the array names its elements in place
-    if (home.kind != HomeKind::Own) buffers.phaseOnly[c.g.slice(home.slice).buffer.value] = false;
+  buffers.phaseOnly = phaseOnlyArrays(c, groups, homes, buffers.unitArrays);
   for (const BufferPlan* p : declared) {
     const BufferHome& home = homes[p->buffer.value];
     if (home.kind != HomeKind::Own) w.line(homePointer(c, p->buffer, home));

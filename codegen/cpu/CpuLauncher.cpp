@@ -1,8 +1,6 @@
 // Building, running and timing a generated CPU library.
 #include "codegen/cpu/CpuLauncher.h"
 
-#include "codegen/cpu/HostArray.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+
+#include "codegen/cpu/HostArray.h"
 
 namespace gir::codegen::cpu {
 

@@ -462,8 +462,8 @@ void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, 
       w.line("const float* const in" + me + "_" + std::to_string(i) + " = " + (phases ? phaseBase(c, s) : sliceBase(c, s)) + ";  // " +
              sliceComment(c, s) + (phases ? ", through its phase" : ""));
     }
+    if (phaseRowsOf(c, grp, buffers) != PhaseWrite::None) continue;  // emitPhaseRows spells its rows' starts
     bool phases = writesPhases(c, nest, buffers);
-    if (phases && phaseWriteOf(c, grp) != PhaseWrite::Strided) continue;  // emitPhaseRows spells its rows' starts
     if (!buffers.values[c.g.slice(nest.output.slice).buffer.value])
       w.line("float* const out" + me + " = " + (phases ? phaseBase(c, nest.output.slice) : sliceBase(c, nest.output.slice)) + ";  // " +
              sliceComment(c, nest.output.slice) + (phases ? ", through its phase" : ""));
@@ -542,10 +542,10 @@ void emitLaneTail(CodeWriter& w, const LoopGroup& grp, const std::vector<size_t>
   }
 }
 
-// A Deinterleave or Fill writer of a phase-only array (PhaseSplit.h), its loops from `from` inward: row by row, element j of a row
-// that starts at element `at` of the array goes to element at + j, so the even j go to the phase of
-// `at` from at / 2 on, the odd j to the phase of at + 1 from (at + 1) / 2 on; the outer strides are even
-// and halve.
+// A Deinterleave or Fill writer of a phase-only array (PhaseSplit.h), its loops from `from` inward, row
+// by row: element j of a row that starts at element `at` of the array goes to element at + j, so the even
+// j go to the phase of `at` from at / 2 on, the odd j to the phase of at + 1 from (at + 1) / 2 on; the
+// outer strides are even and halve.
 void emitPhaseRows(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, PhaseWrite how, size_t from) {
   const LoopNest& nest = grp.nests[0];
   std::string me = std::to_string(grp.nodes[0].value);
@@ -583,9 +583,7 @@ void emitPhaseRows(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, Ph
 
 // The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
 void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
-  if (PhaseWrite how = phaseWriteOf(c, grp);
-      (how == PhaseWrite::Deinterleave || how == PhaseWrite::Fill) && writesPhases(c, grp.nests[0], buffers))
-    return emitPhaseRows(w, c, grp, how, from);
+  if (PhaseWrite how = phaseRowsOf(c, grp, buffers); how != PhaseWrite::None) return emitPhaseRows(w, c, grp, how, from);
   size_t loops = grp.extents.size(), kept = 0;
   while (kept < loops && !grp.reduced[kept]) ++kept;
   std::vector<size_t> reduces;

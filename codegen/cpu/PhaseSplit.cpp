@@ -9,6 +9,8 @@ namespace {
 
 std::string phasesName(const EmitContext& c, BufferId b) { return c.names[b.value] + "_phases"; }
 
+bool even(int64_t s) { return s % 2 == 0; }
+
 bool writtenInGroup(const EmitContext& c, const LoopGroup& grp, BufferId b) {
   return std::any_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId id) {
     const Node& n = c.g.node(id);
@@ -22,7 +24,7 @@ bool readsPhases(const EmitContext& c, const LoopGroup& grp, size_t k, size_t in
   const NestOperand& op = grp.nests[k].inputs[input];
   BufferId b = c.g.slice(op.slice).buffer;
   if (!grp.fused || op.staged || !unitArrays[b.value] || grp.extents.empty() || grp.extents.back() < kPhaseSplitMinRun) return false;
-  if (op.strides.back() != 2 || std::any_of(op.strides.begin(), op.strides.end(), [](int64_t s) { return s % 2 != 0; })) return false;
+  if (op.strides.back() != 2 || !std::all_of(op.strides.begin(), op.strides.end(), even)) return false;
   InstanceOffset at = instanceOffset(c, op.slice);
   return at.unitPrefix.empty() && at.offset.isConstant() && at.offset.constant() >= 0 && !writtenInGroup(c, grp, b);
 }
@@ -39,12 +41,6 @@ std::vector<BufferId> phaseSplitBuffers(const EmitContext& c, const LoopGroup& g
     }
   return out;
 }
-
-}  // namespace
-
-namespace {
-
-bool even(int64_t s) { return s % 2 == 0; }
 
 // An ew.copy of an immediate: a constant, whatever the loop indices.
 bool constantFill(const Node& n) {
@@ -72,7 +68,8 @@ PhaseWrite phaseWriteOf(const EmitContext& c, const LoopGroup& grp) {
   return constantFill(n) ? PhaseWrite::Fill : PhaseWrite::None;
 }
 
-std::vector<bool> phaseOnlyArrays(const EmitContext& c, const std::vector<LoopGroup>& groups, const std::vector<bool>& unitArrays) {
+std::vector<bool> phaseOnlyArrays(const EmitContext& c, const std::vector<LoopGroup>& groups, const std::vector<BufferHome>& homes,
+                                  const std::vector<bool>& unitArrays) {
   std::vector<bool> read(unitArrays.size(), false), fits = unitArrays;
   for (const LoopGroup& grp : groups)
     for (size_t k = 0; k < grp.nodes.size(); ++k) {
@@ -84,8 +81,16 @@ std::vector<bool> phaseOnlyArrays(const EmitContext& c, const std::vector<LoopGr
       for (SliceId s : c.g.node(grp.nodes[k]).outputs)
         if (phaseWriteOf(c, grp) == PhaseWrite::None) fits[c.g.slice(s).buffer.value] = false;
     }
+  for (const BufferHome& home : homes)  // a buffer that lives in the array names its elements in place
+    if (home.kind != HomeKind::Own) fits[c.g.slice(home.slice).buffer.value] = false;
   for (size_t b = 0; b < fits.size(); ++b) fits[b] = fits[b] && read[b];
   return fits;
+}
+
+PhaseWrite phaseRowsOf(const EmitContext& c, const LoopGroup& grp, const StageBuffers& buffers) {
+  PhaseWrite how = phaseWriteOf(c, grp);
+  bool rows = how == PhaseWrite::Deinterleave || how == PhaseWrite::Fill;
+  return rows && buffers.phaseOnly[c.g.slice(grp.nests[0].output.slice).buffer.value] ? how : PhaseWrite::None;
 }
 
 std::string phasesDeclaration(const EmitContext& c, BufferId b, const std::string& comment) {

@@ -36,7 +36,13 @@ PhaseWrite phaseWriteOf(const EmitContext& c, const LoopGroup& grp);
 // of such an array goes through its phases (readsPhases), and every writer writes the phases itself
 // (phaseWriteOf), so no array is copied into phases once it is complete: a stride-2 convolution's
 // window is built from the input straight into them.
-std::vector<bool> phaseOnlyArrays(const EmitContext& c, const std::vector<LoopGroup>& groups, const std::vector<bool>& unitArrays);
+// A buffer that lives in the array (`homes`, BufferHomes.h) names its elements in place, so keeps it whole.
+std::vector<bool> phaseOnlyArrays(const EmitContext& c, const std::vector<LoopGroup>& groups, const std::vector<BufferHome>& homes,
+                                  const std::vector<bool>& unitArrays);
+
+// The group's Deinterleave or Fill writing of a phase-only array (spelled row by row, not through the
+// group's loops), or None.
+PhaseWrite phaseRowsOf(const EmitContext& c, const LoopGroup& grp, const StageBuffers& buffers);
 
 // The declaration of a phase-only array: `alignas(64) float name_phases[2][(n + 1) / 2];`.
 std::string phasesDeclaration(const EmitContext& c, BufferId b, const std::string& comment);
