@@ -81,10 +81,17 @@ long long girBytesTotal = 0;
 // The 16 lanes of a lane-block sum (docs/cpu.md, "Reductions") added pairwise: lane i with i + 8,
 // then i + 4, i + 2 and i + 1. With AVX-512 the machine's shuffles do it (_mm512_reduce_add_* adds
 // the same pairs in the same order, so the result is the same bit for bit); a loop of scalar adds
-// through memory took 7 % of Softmax 64x12x128x128's time, whose rows are 128 floats.
+// through memory took 7 % of Softmax 64x12x128x128's time, whose rows are 128 floats. With AVX2 the
+// same pairs by hand (halves, then movehl and movehdup): the loop had come back there, 13 % of that
+// kernel's time on the AVX2 host of 2026-11-29 (docs/cpu.md, "Reductions").
 inline float girLaneSum(float* lanes) {
 #if defined(__AVX512F__)
   return _mm512_reduce_add_ps(_mm512_load_ps(lanes));
+#elif defined(__AVX__)
+  __m256 eighths = _mm256_add_ps(_mm256_loadu_ps(lanes), _mm256_loadu_ps(lanes + 8));
+  __m128 quarters = _mm_add_ps(_mm256_castps256_ps128(eighths), _mm256_extractf128_ps(eighths, 1));
+  __m128 halves = _mm_add_ps(quarters, _mm_movehl_ps(quarters, quarters));
+  return _mm_cvtss_f32(_mm_add_ss(halves, _mm_movehdup_ps(halves)));
 #else
   for (int half = 8; half > 0; half /= 2)
     for (int lane = 0; lane < half; ++lane) lanes[lane] += lanes[lane + half];
@@ -94,6 +101,12 @@ inline float girLaneSum(float* lanes) {
 inline double girLaneSum(double* lanes) {
 #if defined(__AVX512F__)
   return _mm512_reduce_add_pd(_mm512_add_pd(_mm512_load_pd(lanes), _mm512_load_pd(lanes + 8)));
+#elif defined(__AVX__)
+  __m256d low = _mm256_add_pd(_mm256_loadu_pd(lanes), _mm256_loadu_pd(lanes + 8));
+  __m256d high = _mm256_add_pd(_mm256_loadu_pd(lanes + 4), _mm256_loadu_pd(lanes + 12));
+  __m256d quarters = _mm256_add_pd(low, high);
+  __m128d halves = _mm_add_pd(_mm256_castpd256_pd128(quarters), _mm256_extractf128_pd(quarters, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(halves, _mm_unpackhi_pd(halves, halves)));
 #else
   for (int half = 8; half > 0; half /= 2)
     for (int lane = 0; lane < half; ++lane) lanes[lane] += lanes[lane + half];
