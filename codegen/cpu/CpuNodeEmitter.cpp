@@ -63,11 +63,13 @@ std::string floatLiteral(double v) {
 
 namespace {
 
-std::string indexExpr(const std::vector<int64_t>& strides) {
+// `lastSuffix` names the innermost loop's index of a paired body's second copy (`i2_1`).
+std::string indexExpr(const std::vector<int64_t>& strides, const std::string& lastSuffix = "") {
   std::string out;
   for (size_t d = 0; d < strides.size(); ++d) {
     if (strides[d] == 0) continue;
-    std::string term = "i" + std::to_string(d) + (strides[d] == 1 ? "" : "*" + intLiteral(strides[d]));
+    std::string name = "i" + std::to_string(d) + (d + 1 == strides.size() ? lastSuffix : "");
+    std::string term = name + (strides[d] == 1 ? "" : "*" + intLiteral(strides[d]));
     out += out.empty() ? term : " + " + term;
   }
   return out.empty() ? "0" : out;
@@ -343,14 +345,23 @@ bool writesPhases(const EmitContext& c, const LoopNest& nest, const StageBuffers
   return buffers.phaseOnly[c.g.slice(nest.output.slice).buffer.value];
 }
 
+// How a copy of a fused body is spelled (docs/cpu.md, "Paired iterations"): the second copy of a paired
+// body names its values and innermost index with the suffix `_1`; only one copy of a group's body in the
+// source carries the nodes' comments.
+struct BodyCopy {
+  std::string suffix;
+  bool comments = true;
+};
+
 // The value an operand of a fused node reads: a forwarded local, or a load through its pointer (into
 // the buffer's phase at half the strides for a phase-split read).
-std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, const StageBuffers& buffers, int& deviceLoads) {
+std::string fusedOperand(const EmitContext& c, const LoopGroup& grp, size_t k, size_t input, const StageBuffers& buffers, int& deviceLoads,
+                         const BodyCopy& copy) {
   const NestOperand& op = grp.nests[k].inputs[input];
   int from = forwardedFrom(c.g, grp, k, input);
-  if (from >= 0 && !isDevice(c, op.slice)) return "v" + std::to_string(grp.nodes[static_cast<size_t>(from)].value);
+  if (from >= 0 && !isDevice(c, op.slice)) return "v" + std::to_string(grp.nodes[static_cast<size_t>(from)].value) + copy.suffix;
   deviceLoads += isDevice(c, op.slice) ? 1 : 0;
-  std::string index = indexExpr(readsPhases(c, grp, k, input, buffers.unitArrays) ? phaseStrides(op.strides) : op.strides);
+  std::string index = indexExpr(readsPhases(c, grp, k, input, buffers.unitArrays) ? phaseStrides(op.strides) : op.strides, copy.suffix);
   return "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(input) + "[" + index + "]";
 }
 
@@ -406,32 +417,34 @@ ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vec
 
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const StageBuffers& buffers,
-                  const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc) {
+                  const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc, const BodyCopy& copy = {}) {
   NodeId id = grp.nodes[k];
   const Node& n = c.g.node(id);
   const LoopNest& nest = grp.nests[k];
   std::string me = std::to_string(id.value);
   if (erfs.addOf[k] >= 0) {
-    w.line("// node " + me + ": " + describeNode(c.g, id) + " (with node " + std::to_string(grp.nodes[static_cast<size_t>(erfs.addOf[k])].value) +
-           ", as 1 + erf)");
+    if (copy.comments)
+      w.line("// node " + me + ": " + describeNode(c.g, id) + " (with node " + std::to_string(grp.nodes[static_cast<size_t>(erfs.addOf[k])].value) +
+             ", as 1 + erf)");
     return 0;
   }
-  w.line("// node " + me + ": " + describeNode(c.g, id));
+  if (copy.comments) w.line("// node " + me + ": " + describeNode(c.g, id));
   int device = 0;
   std::vector<std::string> operands;
-  if (int erf = erfs.erfOf[k]; erf >= 0) operands.push_back(fusedOperand(c, grp, static_cast<size_t>(erf), 0, buffers, device));
+  if (int erf = erfs.erfOf[k]; erf >= 0) operands.push_back(fusedOperand(c, grp, static_cast<size_t>(erf), 0, buffers, device, copy));
   else
-    for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, buffers, device));
+    for (size_t i = 0; i < nest.inputs.size(); ++i) operands.push_back(fusedOperand(c, grp, k, i, buffers, device, copy));
   if (n.kind() == NodeKind::Reduce) {
     w.line(acc.of(me) + " = " + combine(reduceSpelling(c.g, id), acc.of(me), operands[0]) + ";");
     return device;
   }
   std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(c, n, operands, invariantDivisor(c.g, grp, invariant, k));
-  w.line("const float v" + me + " = " + value + ";");
+  std::string v = "v" + me + copy.suffix;
+  w.line("const float " + v + " = " + value + ";");
   if (buffers.values[c.g.slice(nest.output.slice).buffer.value]) return device;
-  if (streams(c, grp, k)) w.line("nt" + me + "[lane" + std::to_string(grp.extents.size() - 1) + "] = v" + me + ";");
-  else w.line("out" + me + "[" + indexExpr(writesPhases(c, nest, buffers) ? phaseStrides(nest.output.strides) : nest.output.strides) +
-              "] = v" + me + ";");
+  if (streams(c, grp, k)) w.line("nt" + me + "[lane" + std::to_string(grp.extents.size() - 1) + "] = " + v + ";");
+  else w.line("out" + me + "[" + indexExpr(writesPhases(c, nest, buffers) ? phaseStrides(nest.output.strides) : nest.output.strides, copy.suffix) +
+              "] = " + v + ";");
   return device + (isDevice(c, nest.output.slice) ? 1 : 0);
 }
 
@@ -582,6 +595,43 @@ void emitPhaseRows(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, Ph
 }
 
 // The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
+// Paired iterations (docs/cpu.md, "Paired iterations"): a fused elementwise body that calls a
+// transcendental is a long chain of dependent vector operations, and a short row (depthwise + SiLU's 56
+// outputs, 7 vectors) leaves the out-of-order core few independent chains in reach. Its innermost loop
+// goes two vectors (2 x girLanes elements) at a time, the body written twice, statement by statement,
+// so that two chains advance side by side; the elements after the last pair run the plain loop. Rows
+// shorter than two 512-bit vectors are left alone.
+constexpr int64_t kPairedMinElements = 32;
+
+bool pairsIterations(const EmitContext& c, const LoopGroup& grp, size_t from) {
+  if (from >= grp.extents.size() || grp.extents.back() < kPairedMinElements || grp.nodes.size() < 2) return false;
+  for (NodeId id : grp.nodes)
+    if (callsTranscendental(c.g.node(id))) return true;
+  return false;
+}
+
+// The loops of a paired group from `from` inward; body(true) writes both copies, body(false) one.
+template <typename Body>
+void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body) {
+  size_t loops = grp.extents.size();
+  std::string d = std::to_string(loops - 1), i = "i" + d, n = intLiteral(grp.extents.back());
+  emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
+    w.line("// iterations paired: two vectors of the body side by side (docs/cpu.md, \"Paired iterations\")");
+    w.open("for (int64_t pair" + d + " = 0; pair" + d + " + 2 * girLanes <= " + n + "; pair" + d + " += 2 * girLanes)");
+    w.line("#pragma omp simd");
+    w.open("for (int64_t lane" + d + " = 0; lane" + d + " < girLanes; ++lane" + d + ")");
+    w.line("const int64_t " + i + " = pair" + d + " + lane" + d + ", " + i + "_1 = " + i + " + girLanes;");
+    body(true);
+    w.close();
+    w.close();
+    w.line("// the elements after the last pair: the same body, once");
+    w.line("#pragma omp simd");
+    w.open("for (int64_t " + i + " = " + n + " / (2 * girLanes) * (2 * girLanes); " + i + " < " + n + "; ++" + i + ")");
+    body(false);
+    w.close();
+  });
+}
+
 void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
   if (PhaseWrite how = phaseRowsOf(c, grp, buffers); how != PhaseWrite::None) return emitPhaseRows(w, c, grp, how, from);
   size_t loops = grp.extents.size(), kept = 0;
@@ -600,6 +650,17 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     std::vector<size_t> streamed;
     for (size_t k = 0; k < grp.nodes.size(); ++k)
       if (streams(c, grp, k)) streamed.push_back(k);
+    if (streamed.empty() && pairsIterations(c, grp, from)) {
+      emitPairedLoops(w, grp, from, [&](bool paired) {
+        int device = 0;
+        for (size_t k = 0; k < grp.nodes.size(); ++k) {
+          device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, {}, BodyCopy{"", paired});
+          if (paired) device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, {}, BodyCopy{"_1", false});
+        }
+        count(w, c, device);
+      });
+      return;
+    }
     if (streamed.empty() || from + 1 > loops) {
       emitLoops(w, grp.extents, from, loops, "omp simd", 1, [&] { body(); });
       return;

@@ -45,11 +45,17 @@ TEST_CASE("the generated code of softmax_block matches its golden file", "[cpu][
 
 TEST_CASE("an elementwise chain (GELU's plan) is one loop whose register values are locals", "[cpu][emit][fusion]") {
   std::string code = checkGoldenSource("tests/golden/cpu/gelu_fused.gir", "tests/golden/cpu/gelu_fused.cpp");
-  CHECK(countOf(code, "for (int64_t i0 ") == 1);  // one loop nest for the seven nodes
+  // One loop nest for the seven nodes. It computes erf, so its iterations go in pairs (docs/cpu.md,
+  // "Paired iterations"): the body twice, side by side, then once for the elements after the last pair.
+  CHECK(countOf(code, "for (int64_t pair0 = 0; pair0 + 2 * girLanes <= ") == 1);
+  CHECK(countOf(code, "for (int64_t i0 ") == 1);  // the tail
   CHECK(countOf(code, "// node ") == 7);          // one comment per GIR node
   CHECK(countOf(code, "alignas(64) float") == 0);  // no per-unit arrays: every intermediate is a value
-  CHECK(countOf(code, "const float v") == 6);      // the erf is emitted with its add of 1
-  CHECK(countOf(code, "girOnePlusErf(v1)") == 1);
+  CHECK(countOf(code, "const float v") == 3 * 6);  // the erf is emitted with its add of 1
+  CHECK(countOf(code, "const float v1 = ") == 2);
+  CHECK(countOf(code, "const float v1_1 = ") == 1);
+  CHECK(countOf(code, "girOnePlusErf(v1)") == 2);
+  CHECK(countOf(code, "girOnePlusErf(v1_1)") == 1);
   // The kernel computes erf: its function sits in a region with 512-bit vectors preferred, closed after it.
   CHECK(countOf(code, "#pragma GCC target(\"prefer-vector-width=512\")") == 1);
   CHECK(code.find("#pragma GCC pop_options") > code.find("void kernel0("));
@@ -85,8 +91,9 @@ ew.add 2, %s5 -> %s6
 )");
   auto src = emitCpu(g);
   REQUIRE(src);
-  CHECK(countOf(src->code, " = girOnePlusErf(") == 1);
-  CHECK(countOf(src->code, " = girErf(") == 2);
+  // Each once per copy of the body: two in the paired loop, one in its tail (docs/cpu.md, "Paired iterations").
+  CHECK(countOf(src->code, " = girOnePlusErf(") == 3 * 1);
+  CHECK(countOf(src->code, " = girErf(") == 3 * 2);
   auto k = CompiledKernel::build(g, test::cpuTestOptions());
   REQUIRE(k);
   TensorMap in{{"x", std::vector<float>(64)}};
@@ -459,4 +466,50 @@ ew.exp %r_u -> %y_u
   auto plain = emitCpu(g, CpuEmitOptions{false, int64_t{4} << 20});
   REQUIRE(plain);
   CHECK(countOf(plain->code, "girStreamLine(out") == 0);
+}
+
+TEST_CASE("paired iterations: a transcendental body over a row of 56 runs two vectors side by side, same values, same bytes",
+          "[cpu][emit][paired]") {
+  // SiLU over rows of 56, depthwise + SiLU's output row: 56 is no multiple of two vectors on any x86
+  // width, so the tail loop runs too (docs/cpu.md, "Paired iterations").
+  auto silu = [](int64_t row) {
+    std::string n = std::to_string(row), all = std::to_string(8 * row);
+    return test::parseGirOrStop("gir @silu target=cpu-host units=8 block=2\nlevel dram device\nlevel local unit capacity=32768\n"
+                                "%x = buffer dram f32[" + all + "] input\n%r = buffer local f32[" + all + "]\n"
+                                "%s = buffer local f32[" + all + "]\n%y = buffer dram f32[" + all + "] output\n"
+                                "%x_u = slice %x offset(" + n + "*u) shape[" + n + "] strides[1]\n"
+                                "%r_u = slice %r offset(" + n + "*u) shape[" + n + "] strides[1]\n"
+                                "%s_u = slice %s offset(" + n + "*u) shape[" + n + "] strides[1]\n"
+                                "%y_u = slice %y offset(" + n + "*u) shape[" + n + "] strides[1]\n"
+                                "move %x_u -> %r_u\new.sigmoid %r_u -> %s_u\new.mul %r_u, %s_u -> %y_u\n");
+  };
+  Graph g = silu(56);
+  auto k = CompiledKernel::build(g, test::cpuTestOptions());
+  INFO((k ? "" : k.error().str()));
+  REQUIRE(k);
+  const std::string& code = k->source().code;
+  CHECK(countOf(code, "for (int64_t pair0 = 0; pair0 + 2 * girLanes <= 56; pair0 += 2 * girLanes) {") == 1);
+  CHECK(countOf(code, "const int64_t i0 = pair0 + lane0, i0_1 = i0 + girLanes;") == 1);
+  CHECK(countOf(code, "const float v0_1 = in0_0[i0_1];") == 1);
+  CHECK(countOf(code, "const float v1_1 = girSigmoid(v0_1);") == 1);
+  CHECK(countOf(code, "const float v2_1 = (v0_1 * v1_1);") == 1);
+  CHECK(countOf(code, "out2[i0_1] = v2_1;") == 1);
+  CHECK(countOf(code, "for (int64_t i0 = 56 / (2 * girLanes) * (2 * girLanes); i0 < 56; ++i0) {") == 1);
+  CHECK(countOf(code, "// node 0: ") == 1);
+  for (uint64_t seed : {1, 2}) {
+    auto check = checkAgainstInterpreter(g, *k, seed);
+    REQUIRE(check);
+    INFO(check->firstMismatch);
+    CHECK(check->close);
+  }
+  auto ki = CompiledKernel::build(g, test::cpuTestOptions(true));
+  REQUIRE(ki);
+  auto bytes = ki->countBytes(randomInputs(g, 1));
+  REQUIRE(bytes);
+  CHECK(*bytes == 2 * 4 * 8 * 56);  // x read once, y written once, by whichever copy of the body
+  // A row shorter than two 512-bit vectors keeps the plain loop.
+  auto shortRow = emitCpu(silu(24));
+  REQUIRE(shortRow);
+  CHECK(countOf(shortRow->code, "pair0") == 0);
+  CHECK(countOf(shortRow->code, "#pragma omp simd\n") >= 1);
 }

@@ -78,6 +78,16 @@ long long girBytesTotal = 0;
 #define GIR_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
+// Float lanes of the widest vector the kernels compute in: a paired loop steps by two such vectors
+// (docs/cpu.md, "Paired iterations").
+#if defined(__AVX512F__)
+constexpr int64_t girLanes = 16;
+#elif defined(__AVX__)
+constexpr int64_t girLanes = 8;
+#else
+constexpr int64_t girLanes = 4;
+#endif
+
 // The 16 lanes of a lane-block sum (docs/cpu.md, "Reductions") added pairwise: lane i with i + 8,
 // then i + 4, i + 2 and i + 1. With AVX-512 the machine's shuffles do it (_mm512_reduce_add_* adds
 // the same pairs in the same order, so the result is the same bit for bit); a loop of scalar adds
@@ -228,20 +238,42 @@ void kernel0(float* const* g) {
       {
         const float* const in0_0 = x + (1024*u);  // %x[1024*u +: 1024]
         float* const out6 = y + (1024*u);  // %y[1024*u +: 1024]
+        // iterations paired: two vectors of the body side by side (docs/cpu.md, "Paired iterations")
+        for (int64_t pair0 = 0; pair0 + 2 * girLanes <= 1024; pair0 += 2 * girLanes) {
+          #pragma omp simd
+          for (int64_t lane0 = 0; lane0 < girLanes; ++lane0) {
+            const int64_t i0 = pair0 + lane0, i0_1 = i0 + girLanes;
+            // node 0: move %s0 -> %s1
+            const float v0 = in0_0[i0];
+            const float v0_1 = in0_0[i0_1];
+            // node 1: ew.div %s1, 1.4142135381698608 -> %s2
+            const float v1 = (v0 * 0.707106769f);
+            const float v1_1 = (v0_1 * 0.707106769f);
+            // node 2: ew.erf %s2 -> %s3 (with node 3, as 1 + erf)
+            // node 3: ew.add %s3, 1.0 -> %s4
+            const float v3 = girOnePlusErf(v1);
+            const float v3_1 = girOnePlusErf(v1_1);
+            // node 4: ew.mul %s1, %s4 -> %s5
+            const float v4 = (v0 * v3);
+            const float v4_1 = (v0_1 * v3_1);
+            // node 5: ew.mul %s5, 0.5 -> %s6
+            const float v5 = (v4 * 0.5f);
+            const float v5_1 = (v4_1 * 0.5f);
+            // node 6: move %s6 -> %s7
+            const float v6 = v5;
+            out6[i0] = v6;
+            const float v6_1 = v5_1;
+            out6[i0_1] = v6_1;
+          }
+        }
+        // the elements after the last pair: the same body, once
         #pragma omp simd
-        for (int64_t i0 = 0; i0 < 1024; ++i0) {
-          // node 0: move %s0 -> %s1
+        for (int64_t i0 = 1024 / (2 * girLanes) * (2 * girLanes); i0 < 1024; ++i0) {
           const float v0 = in0_0[i0];
-          // node 1: ew.div %s1, 1.4142135381698608 -> %s2
           const float v1 = (v0 * 0.707106769f);
-          // node 2: ew.erf %s2 -> %s3 (with node 3, as 1 + erf)
-          // node 3: ew.add %s3, 1.0 -> %s4
           const float v3 = girOnePlusErf(v1);
-          // node 4: ew.mul %s1, %s4 -> %s5
           const float v4 = (v0 * v3);
-          // node 5: ew.mul %s5, 0.5 -> %s6
           const float v5 = (v4 * 0.5f);
-          // node 6: move %s6 -> %s7
           const float v6 = v5;
           out6[i0] = v6;
         }

@@ -78,6 +78,16 @@ long long girBytesTotal = 0;
 #define GIR_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
+// Float lanes of the widest vector the kernels compute in: a paired loop steps by two such vectors
+// (docs/cpu.md, "Paired iterations").
+#if defined(__AVX512F__)
+constexpr int64_t girLanes = 16;
+#elif defined(__AVX__)
+constexpr int64_t girLanes = 8;
+#else
+constexpr int64_t girLanes = 4;
+#endif
+
 // The 16 lanes of a lane-block sum (docs/cpu.md, "Reductions") added pairwise: lane i with i + 8,
 // then i + 4, i + 2 and i + 1. With AVX-512 the machine's shuffles do it (_mm512_reduce_add_* adds
 // the same pairs in the same order, so the result is the same bit for bit); a loop of scalar adds
