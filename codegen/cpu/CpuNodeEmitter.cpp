@@ -594,7 +594,6 @@ void emitPhaseRows(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, Ph
   });
 }
 
-// The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
 // Paired iterations (docs/cpu.md, "Paired iterations"): a fused elementwise body that calls a
 // transcendental is a long chain of dependent vector operations, and a short row (depthwise + SiLU's 56
 // outputs, 7 vectors) leaves the out-of-order core few independent chains in reach. Its innermost loop
@@ -632,6 +631,7 @@ void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body
   });
 }
 
+// The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
 void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
   if (PhaseWrite how = phaseRowsOf(c, grp, buffers); how != PhaseWrite::None) return emitPhaseRows(w, c, grp, how, from);
   size_t loops = grp.extents.size(), kept = 0;
