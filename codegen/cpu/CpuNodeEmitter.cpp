@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/PhaseSplit.h"
@@ -417,7 +418,7 @@ ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vec
 
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const StageBuffers& buffers,
-                  const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc, const BodyCopy& copy = {}) {
+                  const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc, const BodyCopy& copy) {
   NodeId id = grp.nodes[k];
   const Node& n = c.g.node(id);
   const LoopNest& nest = grp.nests[k];
@@ -641,9 +642,11 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
   ErfPlusOne erfs = erfPlusOne(c, grp, buffers.values);
   std::vector<bool> invariant = innermostInvariant(c.g, grp);
-  auto body = [&](const AccSpelling& acc = {}) {
+  // The group's body, each node's statements once per copy (two side by side in a paired loop).
+  auto body = [&](const AccSpelling& acc = {}, std::initializer_list<BodyCopy> copies = {BodyCopy{}}) {
     int device = 0;
-    for (size_t k = 0; k < grp.nodes.size(); ++k) device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, acc);
+    for (size_t k = 0; k < grp.nodes.size(); ++k)
+      for (const BodyCopy& copy : copies) device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, acc, copy);
     count(w, c, device);
   };
   if (reduces.empty()) {
@@ -652,12 +655,8 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
       if (streams(c, grp, k)) streamed.push_back(k);
     if (streamed.empty() && pairsIterations(c, grp, from)) {
       emitPairedLoops(w, grp, from, [&](bool paired) {
-        int device = 0;
-        for (size_t k = 0; k < grp.nodes.size(); ++k) {
-          device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, {}, BodyCopy{"", paired});
-          if (paired) device += emitFusedBody(w, c, grp, k, buffers, erfs, invariant, {}, BodyCopy{"_1", false});
-        }
-        count(w, c, device);
+        if (paired) body({}, {BodyCopy{}, BodyCopy{"_1", false}});
+        else body({}, {BodyCopy{"", false}});  // the tail: its comments are the pair's
       });
       return;
     }

@@ -2,6 +2,7 @@
 // order of operations they promise (docs/cpu.md, "Reductions").
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
