@@ -203,7 +203,9 @@ def cost_model(rows, mode):
         for k in keys:
             vals = [g["points"][k] for g in ok if k in g["points"]]
             source = vals[0][2] if len(vals[0]) > 2 and vals[0][2] else k  # older raw files: every candidate its own kernel
-            cands.append((k, vals[0][0], median([v[1] for v in vals]), source))
+            # each round's model uses that round's calibration: the median of the rounds' models against the
+            # median of their measurements (the first round's model alone had been taken until 2026-11-29)
+            cands.append((k, median([v[0] for v in vals]), median([v[1] for v in vals]), source))
         points += [(row["name"], k, m, t) for k, m, t, _ in cands]
         per.append(pick_check(row["name"], cands))
     mods, meas = [p[2] for p in points], [p[3] for p in points]
@@ -271,7 +273,8 @@ def results_section(mode, figs, meta, llc):
 
 def cost_section(cm_hot, cm_cold, hardware):
     described = ("modelled on a description calibrated (`gir run --calibrate`) right before each scenario's GIR runs, "
-                 "in the same round; the start's calibration is the fallback" if hardware
+                 "in the same round (the start's calibration is the fallback); a candidate's modelled and measured times "
+                 "are each the median over the rounds" if hardware
                  else "modelled on the uncalibrated cpu-host description (DRAM 20 GB/s): the run did not calibrate")
     out = ["## Cost model (DRAM-scale scenarios, every matching candidate of every planner)", "", described + ".", "",
            "| runs | candidates | MAPE (modelled vs measured) | Spearman rank correlation |", "|---|---|---|---|"]
