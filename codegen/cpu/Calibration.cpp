@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "codegen/cpu/CpuLauncher.h"
+#include "codegen/cpu/CpuNodeEmitter.h"
+#include "codegen/cpu/EmittedArithmetic.h"
 #include "codegen/cpu/CpuPrelude.h"
 #include "codegen/cpu/HostArray.h"
 
@@ -17,7 +19,7 @@ namespace gir::codegen::cpu {
 namespace {
 
 // Kept as source so it is compiled with exactly the flags of generated kernels, after the same
-// prelude (its girExp is what the exp rate measures).
+// prelude (its girExp, girSigmoid, girErf, ... are what the transcendental rates measure).
 constexpr const char* kBenchSource = R"CPP(// GIR Workbench calibration microbenchmarks (codegen/cpu/Calibration.cpp).
 #include <cstddef>
 #include <utility>
@@ -85,24 +87,53 @@ void cal_cache_copy(int64_t n, int passes) {
 }
 )CPP";
 
-// Compiled as the kernels that compute transcendentals are (wideVectorsBegin, CpuPrelude.h).
-constexpr const char* kExpSource = R"CPP(// Every thread evaluates the prelude's girExp over its own L1-sized array `passes` times: the rate of
-// the transcendentals as generated kernels compute them.
-void cal_exp(int64_t n, int passes) {
+// The functions kernels call for transcendentals, each with the name its rate goes by and its C over an
+// argument in [0.5, 5.5): every transcendental op of the op table (core/gir/ScalarOps.h) as the emitter
+// spells it (elementwiseExpr; pow's exponent is 1.5, as pow by an immediate 2 is a multiply), and the
+// emitter's two special forms (codegen/cpu/EmittedArithmetic.h; girExpNonPositive over the negated argument).
+struct TranscendentalCall {
+  std::string function, expr;
+};
+std::vector<TranscendentalCall> transcendentalCalls(const std::string& arg) {
+  std::vector<TranscendentalCall> calls;
+  for (int k = 0; k <= static_cast<int>(ElementwiseOp::Select); ++k) {
+    auto op = static_cast<ElementwiseOp>(k);
+    if (!isTranscendental(op)) continue;
+    std::vector<std::string> args{arg};
+    if (elementwiseArity(op) == 2) args.push_back("1.5f");
+    calls.push_back({std::string(elementwiseName(op)), elementwiseExpr(op, args)});
+  }
+  calls.push_back({std::string(kExpOfNonPositive.function), renderPattern(kExpOfNonPositive.pattern, {"-" + arg})});
+  calls.push_back({std::string(kOnePlusErf.function), renderPattern(kOnePlusErf.pattern, {arg})});
+  return calls;
+}
+
+constexpr const char* kTranscendentalArgument = "(in[i] + 1e-4f * static_cast<float>(p))";  // no pass is like another
+std::string transcendentalEntry(const std::string& function) { return "cal_" + function; }
+
+// Per function, `cal_<function>(n, passes)`: every thread evaluates it over its own L1-sized array
+// `passes` times, the rate of that function as generated kernels compute it. Compiled as the kernels
+// that compute transcendentals are (wideVectorsBegin, CpuPrelude.h).
+std::string transcendentalSource() {
+  std::string src;
+  for (const TranscendentalCall& call : transcendentalCalls(kTranscendentalArgument))
+    src += "void " + transcendentalEntry(call.function) + R"CPP((int64_t n, int passes) {
 #pragma omp parallel
   {
     std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = -0.001f * static_cast<float>(i % 5000);
+    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 0.5f + 0.001f * static_cast<float>(i % 5000);
     for (int p = 0; p < passes; ++p) {
       float* __restrict out = y.data();
       const float* __restrict in = x.data();
 #pragma omp simd
-      for (int64_t i = 0; i < n; ++i) out[i] = girExp(in[i] - 1e-4f * static_cast<float>(p));  // no pass is like another
+      for (int64_t i = 0; i < n; ++i) out[i] = )CPP" + call.expr + R"CPP(;
       if (out[p % n] < 0) sink = out[0];
     }
   }
 }
 )CPP";
+  return src;
+}
 
 constexpr const char* kBenchTail = R"CPP(void cal_barriers(int reps) {
 #pragma omp parallel
@@ -209,6 +240,8 @@ std::string Calibration::str() const {
      << " GB/s, local " << localGBs << " GB/s, exp " << transcendentalGelems << " G/s, barrier " << barrierUs << " us, launch " << launchUs
      << " us, streaming-store copy " << streamingCopyGBs << " GB/s, streaming stores above " << (streamStoreAboveBytes >> 10)
      << " KiB, cold copy " << coldCopyGBs << " GB/s";
+  os << "\ntranscendentals (G/s):";
+  for (const auto& [function, rate] : transcendentalGelemsByFunction) os << " " << function << " " << rate << ";";
   os << "\nwarm copy (footprint MiB: plain / streaming GB/s):";
   for (const WarmCopyPoint& p : warmCopy) os << " " << (p.footprintBytes >> 20) << ": " << p.plainGBs << " / " << p.streamingGBs << ";";
   return os.str();
@@ -217,7 +250,7 @@ std::string Calibration::str() const {
 Expected<Calibration> calibrate(const CalibrationOptions& o) {
   CompileOptions co = o.compile;
   co.optLevel = "-O3";
-  auto obj = compileSource(std::string(cpuPrelude()) + kBenchSource + std::string(wideVectorsBegin()) + kExpSource +
+  auto obj = compileSource(std::string(cpuPrelude()) + kBenchSource + std::string(wideVectorsBegin()) + transcendentalSource() +
                                std::string(wideVectorsEnd()) + kBenchTail, co);
   if (!obj) return obj.takeError();
   auto lib = loadLibrary(obj->objectPath);
@@ -230,9 +263,8 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   auto cacheCopy = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol("cal_cache_copy"));
   auto barriers = reinterpret_cast<void (*)(int)>(lib->symbol("cal_barriers"));
   auto launches = reinterpret_cast<void (*)(int)>(lib->symbol("cal_launches"));
-  auto exps = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol("cal_exp"));
   auto streamCopy = reinterpret_cast<void (*)(float*, const float*, int64_t)>(lib->symbol("cal_copy_stream"));
-  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !exps || !streamCopy)
+  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !streamCopy)
     return makeError(obj->objectPath + " lacks the calibration entry points");
   if (o.threads > 0) setThreads(o.threads);
   Calibration c;
@@ -266,9 +298,14 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   double localS = medianSeconds([&] { cacheCopy(localN, passes * 16); }, o.repeats);
   c.tileGBs = 8.0 * static_cast<double>(tileN) * passes * c.threads / tileS / 1e9;
   c.localGBs = 8.0 * static_cast<double>(localN) * passes * 16 * c.threads / localS / 1e9;
-  const int expPasses = 400;
-  double expS = medianSeconds([&] { exps(localN / 2, expPasses); }, o.repeats);
-  c.transcendentalGelems = static_cast<double>(localN / 2) * expPasses * c.threads / expS / 1e9;
+  const int transcendentalPasses = 400;
+  for (const TranscendentalCall& call : transcendentalCalls(kTranscendentalArgument)) {
+    auto evaluate = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol(transcendentalEntry(call.function)));
+    if (!evaluate) return makeError(obj->objectPath + " lacks " + transcendentalEntry(call.function));
+    double s = medianSeconds([&] { evaluate(localN / 2, transcendentalPasses); }, o.repeats);
+    c.transcendentalGelemsByFunction[call.function] = static_cast<double>(localN / 2) * transcendentalPasses * c.threads / s / 1e9;
+  }
+  c.transcendentalGelems = c.transcendentalGelemsByFunction["exp"];
   const int reps = 2000;
   double launchS = medianSeconds([&] { launches(reps); }, o.repeats);
   double barrierS = medianSeconds([&] { barriers(reps); }, o.repeats);
@@ -288,6 +325,7 @@ HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
   hw.syncCostUs[static_cast<int>(Scope::Block)] = 0;
   hw.launchCostUs = c.launchUs;
   hw.transcendentalGelems = c.transcendentalGelems;
+  hw.transcendentalGelemsByFunction = c.transcendentalGelemsByFunction;
   hw.streamStoreAboveBytes = c.streamStoreAboveBytes;
   hw.warmCopy = c.warmCopy;
   hw.coldCopyGBs = c.coldCopyGBs;

@@ -6,6 +6,7 @@
 // region (a launch), and the footprint above which streaming stores beat plain ones.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct Calibration {
   double barrierUs = 0;      // one omp barrier among the threads
   double launchUs = 0;       // one parallel region with an omp for over as many iterations as threads
   double transcendentalGelems = 0;  // girExp evaluations per second on L1 data, all threads, in billions
+  std::map<std::string, double> transcendentalGelemsByFunction;  // the same per function kernels call (HardwareDesc.h)
   double streamingCopyGBs = 0;      // the copy with streaming stores, a 64-byte line at a time, as kernels write streamed outputs
   int64_t streamStoreAboveBytes = 0;  // footprint above which that copy beats the plain one (0: never)
   std::vector<WarmCopyPoint> warmCopy;  // both copies repeated over the same arrays, at 2 to 256 MiB

@@ -3,11 +3,11 @@
 //
 //   kernel k [us] = launch_cost_us + sync_cost_us[device]              (its parallel loop and barrier)
 //                 + block_syncs_k * sync_cost_us[block]
-//                 + max(memory_k, compute_k) + 0.4 min(memory_k, compute_k)   (overlapping in part)
-//   memory_k      = max(device_k, cache_k)                             (side by side)
+//                 + max(memory_k, compute_k) + 0.1 min(memory_k, compute_k)   (overlapping almost wholly)
+//   memory_k      = max(device_k + cache_k / 2, cache_k)               (in part side by side)
 //   device_k      = device bytes_k at the device rates (below)
 //   cache_k       = sum over the cache levels of bytes_k(level) / (bandwidth(level) GB/s * 1e3)
-//   compute_k     = flops_k / (peak_gflops * 1e3) + transcendentals_k / (transcendental_gelems * 1e3)
+//   compute_k     = flops_k / (peak_gflops * 1e3) + sum over f of transcendentals_k(f) / (rate(f) * 1e3)
 //   graph [us]    = launch_cost_us + sum_k (kernel k - launch_cost_us)  (gir_run: one parallel region)
 //
 // The bytes are those of the code the emitter writes (docs/cpu.md, "The cost model"): loop groups as
@@ -18,12 +18,13 @@
 // every thread's cache together (a repeated run finds it there), and a device buffer read again
 // after its first touch that fits one thread's cache (a parameter row every unit reads) is priced
 // there past that first touch. dramBytes stays every device access, what instrumented builds count.
-// Divisions and square roots weigh 4 flops per element. Transcendentals (exp, erf, tanh, ...) run at
-// the rate `gir run --calibrate` measures for girExp; an uncalibrated description prices one at 24
-// flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
+// Divisions and square roots weigh 4 flops per element. Each transcendental runs at the rate `gir run
+// --calibrate` measures for the function the emitter calls for it (`transcendental_gelems_by_function`:
+// girSigmoid, girErf, girOnePlusErf, girExpNonPositive, ...; else girExp's rate); an uncalibrated
+// description prices one at 24 flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
 // rate; with a calibrated `read_to_copy_ratio` reads move faster and writes slower, so that a copy still
-// costs what the calibration measured (docs/cpu.md, "Reads and writes"). Device and cache traffic overlap;
-// compute overlaps them in part (docs/cpu.md, "Modelled against measured", has the fit).
+// costs what the calibration measured (docs/cpu.md, "Reads and writes"). Device and cache traffic overlap
+// in part; compute overlaps memory almost wholly (docs/cpu.md, "Modelled against measured", has the fit).
 #pragma once
 
 #include <map>
@@ -41,6 +42,7 @@ struct KernelModel {
   int64_t dramBytes = 0;
   int64_t flops = 0;            // besides the transcendentals
   int64_t transcendentals = 0;  // elements of exp, sigmoid, tanh, erf, log, pow
+  std::map<std::string, int64_t> transcendentalsByFunction;  // the same by the function called, each at its rate
   int blockSyncs = 0;
   double deviceUs = 0;          // the device traffic at the device rates
   double cacheUs = 0;           // the cache levels' traffic, each at its bandwidth

@@ -119,6 +119,22 @@ InstanceOffset instanceOffset(const EmitContext& c, SliceId sid) {
   return r;
 }
 
+// The op table's renderings (core/gir/ScalarOps.h) with the CPU's replacements, same meaning, spelled so
+// that GCC vectorizes them: exp, sigmoid, tanh and erf are the prelude's polynomials (docs/cpu.md, "exp"),
+// max, min and relu the prelude's girMax / girMin (fmaxf's and fminf's NaN rule in selects).
+std::string elementwiseExpr(ElementwiseOp op, const std::vector<std::string>& a) {
+  switch (op) {
+    case ElementwiseOp::Exp: return renderPattern("girExp($0)", a);
+    case ElementwiseOp::Sigmoid: return renderPattern("girSigmoid($0)", a);
+    case ElementwiseOp::Tanh: return renderPattern("girTanh($0)", a);
+    case ElementwiseOp::Erf: return renderPattern("girErf($0)", a);
+    case ElementwiseOp::Max: return renderPattern("girMax($0, $1)", a);
+    case ElementwiseOp::Min: return renderPattern("girMin($0, $1)", a);
+    case ElementwiseOp::Relu: return renderPattern("girMax($0, 0.0f)", a);
+    default: return renderElementwise(op, a);
+  }
+}
+
 namespace {
 
 // Base pointer of a slice for unit u, from the buffer's placement.
@@ -167,36 +183,11 @@ void emitPack(CodeWriter& w, const EmitContext& c, SliceId sid, const std::strin
   });
 }
 
-// The op table's renderings (core/gir/ScalarOps.h) with the CPU's replacements, same meaning, spelled so
-// that GCC vectorizes them: exp, sigmoid, tanh and erf are the prelude's polynomials (docs/cpu.md, "exp"),
-// max, min and relu the prelude's girMax / girMin (fmaxf's and fminf's NaN rule in selects).
-std::string elementwiseExpr(ElementwiseOp op, const std::vector<std::string>& a) {
-  switch (op) {
-    case ElementwiseOp::Exp: return renderPattern("girExp($0)", a);
-    case ElementwiseOp::Sigmoid: return renderPattern("girSigmoid($0)", a);
-    case ElementwiseOp::Tanh: return renderPattern("girTanh($0)", a);
-    case ElementwiseOp::Erf: return renderPattern("girErf($0)", a);
-    case ElementwiseOp::Max: return renderPattern("girMax($0, $1)", a);
-    case ElementwiseOp::Min: return renderPattern("girMin($0, $1)", a);
-    case ElementwiseOp::Relu: return renderPattern("girMax($0, 0.0f)", a);
-    default: return renderElementwise(op, a);
-  }
-}
-
 // The names the loops read and write: the slice's base pointer, or its temporary when staged.
 struct Operands {
   std::vector<std::string> in;
   std::string out;
 };
-
-// Whether n is an exp whose argument is never positive (core/gir/ValueSigns.h): it is emitted as
-// girExpNonPositive, the same values without the overflow select.
-bool expOfNonPositive(const EmitContext& c, const Node& n) {
-  if (n.kind() != NodeKind::Elementwise) return false;
-  const auto& p = std::get<ElementwisePayload>(n.payload);
-  if (p.op != ElementwiseOp::Exp || p.operands.size() != 1 || p.operands[0].isImmediate()) return false;
-  return c.nonPositive[n.inputs[static_cast<size_t>(p.operands[0].input)].value];
-}
 
 // The value a move, broadcast or elementwise node computes from its operands' expressions; a divisor
 // the same on every innermost iteration is inverted once (GCC hoists `1.0f / s` out of the loop).
@@ -207,7 +198,7 @@ std::string mapValue(const EmitContext& c, const Node& n, const std::vector<std:
   for (const ScalarOperand& o : p.operands) args.push_back(o.isImmediate() ? floatLiteral(o.value) : operands[static_cast<size_t>(o.input)]);
   if (auto r = reciprocalOfDivisor(p)) return elementwiseExpr(ElementwiseOp::Mul, {args[0], floatLiteral(*r)});
   if (dividesByInvariantReciprocal(p, invariantDivisor)) return renderPattern("($0 * (1.0f / $1))", args);
-  if (expOfNonPositive(c, n)) return renderPattern("girExpNonPositive($0)", args);
+  if (expOfNonPositive(n, c.nonPositive)) return renderPattern(kExpOfNonPositive.pattern, args);
   return elementwiseExpr(p.op, args);
 }
 
@@ -374,48 +365,6 @@ struct AccSpelling {
   std::string of(const std::string& node) const { return prefix + node + index; }
 };
 
-// GELU's 1 + erf(x): an erf whose value only an add of the immediate 1 reads is emitted with that add,
-// as girOnePlusErf (one formula, no small-argument branch, no cancellation near -1; docs/cpu.md, "One loop
-// nest per fused group"). Per member: the add an erf goes into, and the erf an add takes.
-struct ErfPlusOne {
-  std::vector<int> addOf, erfOf;
-};
-
-bool addsOne(const Node& n, int erfInput) {
-  if (n.kind() != NodeKind::Elementwise) return false;
-  const auto& p = std::get<ElementwisePayload>(n.payload);
-  if (p.op != ElementwiseOp::Add || p.operands.size() != 2) return false;
-  for (int j = 0; j < 2; ++j)
-    if (p.operands[j].input == erfInput && p.operands[1 - j].isImmediate() && p.operands[1 - j].value == 1.0) return true;
-  return false;
-}
-
-ErfPlusOne erfPlusOne(const EmitContext& c, const LoopGroup& grp, const std::vector<bool>& values) {
-  size_t members = grp.nodes.size();
-  ErfPlusOne f{std::vector<int>(members, -1), std::vector<int>(members, -1)};
-  for (size_t k = 0; k < members; ++k) {
-    const Node& erf = c.g.node(grp.nodes[k]);
-    if (erf.kind() != NodeKind::Elementwise || std::get<ElementwisePayload>(erf.payload).op != ElementwiseOp::Erf) continue;
-    BufferId out = c.g.slice(erf.outputs[0]).buffer;
-    if (!values[out.value]) continue;
-    int reader = -1, readers = 0;
-    for (size_t m = k + 1; m < members; ++m) {
-      const Node& n = c.g.node(grp.nodes[m]);
-      for (size_t i = 0; i < n.inputs.size(); ++i)
-        if (c.g.slice(n.inputs[i]).buffer == out) {
-          ++readers;
-          if (forwardedFrom(c.g, grp, m, i) == static_cast<int>(k) && addsOne(n, static_cast<int>(i))) reader = static_cast<int>(m);
-        }
-    }
-    // The erf's operand is read at the add instead; it still holds there, as a valid graph writes each
-    // element once per unit (the verifier refuses a second writer).
-    if (readers != 1 || reader < 0) continue;
-    f.addOf[k] = reader;
-    f.erfOf[static_cast<size_t>(reader)] = static_cast<int>(k);
-  }
-  return f;
-}
-
 // One node's statements inside the fused loop body; returns the device accesses per iteration.
 int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t k, const StageBuffers& buffers,
                   const ErfPlusOne& erfs, const std::vector<bool>& invariant, const AccSpelling& acc, const BodyCopy& copy) {
@@ -439,7 +388,7 @@ int emitFusedBody(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, siz
     w.line(acc.of(me) + " = " + combine(reduceSpelling(c.g, id), acc.of(me), operands[0]) + ";");
     return device;
   }
-  std::string value = erfs.erfOf[k] >= 0 ? "girOnePlusErf(" + operands[0] + ")" : mapValue(c, n, operands, invariantDivisor(c.g, grp, invariant, k));
+  std::string value = erfs.erfOf[k] >= 0 ? renderPattern(kOnePlusErf.pattern, {operands[0]}) : mapValue(c, n, operands, invariantDivisor(c.g, grp, invariant, k));
   std::string v = "v" + me + copy.suffix;
   w.line("const float " + v + " = " + value + ";");
   if (buffers.values[c.g.slice(nest.output.slice).buffer.value]) return device;
@@ -640,7 +589,7 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   std::vector<size_t> reduces;
   for (size_t k = 0; k < grp.nodes.size(); ++k)
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
-  ErfPlusOne erfs = erfPlusOne(c, grp, buffers.values);
+  ErfPlusOne erfs = erfPlusOne(c.g, grp, buffers.values);
   std::vector<bool> invariant = innermostInvariant(c.g, grp);
   // The group's body, each node's statements once per copy (two side by side in a paired loop).
   auto body = [&](const AccSpelling& acc = {}, std::initializer_list<BodyCopy> copies = {BodyCopy{}}) {

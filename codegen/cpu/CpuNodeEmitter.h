@@ -1,4 +1,5 @@
-// The loops of one gOperator for one unit, as C++ statements (used by CpuEmitter only).
+// The loops of one gOperator for one unit, as C++ statements (used by CpuEmitter; the calibration
+// spells its transcendental microbenchmarks with elementwiseExpr).
 #pragma once
 
 #include <string>
@@ -62,6 +63,9 @@ std::string affineExpr(const AffineIndex& a);
 std::string visitedBlockExpr(const BlockOrder& order, const std::string& t);
 // A float literal that reads back as the float nearest to v ("1.0f", "1e-05f", "INFINITY").
 std::string floatLiteral(double v);
+// An elementwise op over operand expressions as the CPU kernels spell it: the op table's rendering
+// (core/gir/ScalarOps.h) with the prelude's replacements (girExp, girSigmoid, girErf, girMax, ...).
+std::string elementwiseExpr(ElementwiseOp op, const std::vector<std::string>& a);
 
 // Emits the node's statements (inside a scope of its own) into w. With `firstInput`, the node reads
 // that operand (a move's source, LoopGroup::readsThroughMove) in place of its first input.

@@ -185,6 +185,25 @@ double HardwareDesc::warmCopyGBs(int64_t footprintBytes, bool streaming) const {
   return rate(warmCopy.back());
 }
 
+double HardwareDesc::transcendentalGelemsOf(std::string_view function) const {
+  auto it = transcendentalGelemsByFunction.find(std::string(function));
+  return it != transcendentalGelemsByFunction.end() ? it->second : transcendentalGelems;
+}
+
+namespace {
+// "transcendental_gelems_by_function": {"sigmoid": 3.1, ...}: every rate a positive number.
+void readTranscendentalsByFunction(FieldReader& r, const json& root, HardwareDesc& hw) {
+  const json* byFunction = r.get(root, "transcendental_gelems_by_function", "", false);
+  if (!byFunction) return;
+  if (!byFunction->is_object()) return r.fail("transcendental_gelems_by_function", "expected an object of function name -> G/s");
+  for (const auto& [name, rate] : byFunction->items()) {
+    if (name.empty() || !rate.is_number() || rate.get<double>() <= 0)
+      return r.fail("transcendental_gelems_by_function." + name, "expected a function name with a positive rate in G/s");
+    hw.transcendentalGelemsByFunction[name] = rate.get<double>();
+  }
+}
+}  // namespace
+
 Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::string& file) {
   auto parsed = parseJsonText(text, file);
   if (!parsed) return parsed.takeError();
@@ -208,6 +227,7 @@ Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::str
   hw.launchCostUs = r.number(root, "launch_cost_us", "", true);
   hw.peakGflops = r.number(root, "peak_gflops", "", true, 0, 1e-9);
   hw.transcendentalGelems = r.number(root, "transcendental_gelems", "", false, 0, 0);
+  readTranscendentalsByFunction(r, root, hw);
   hw.streamStoreAboveBytes = r.integer(root, "stream_store_above_bytes", "", false, 0, 0);
   hw.coldCopyGBs = r.number(root, "cold_copy_gbs", "", false, 0, 0);
   hw.readToCopyRatio = r.number(root, "read_to_copy_ratio", "", false, 0, 0);
@@ -254,6 +274,7 @@ std::string hardwareToJson(const HardwareDesc& hw) {
                {"sync_cost_us", {{"unit", hw.syncCostUs[1]}, {"block", hw.syncCostUs[2]}, {"device", hw.syncCostUs[3]}}},
                {"launch_cost_us", hw.launchCostUs}, {"peak_gflops", hw.peakGflops}};
   if (hw.transcendentalGelems > 0) root["transcendental_gelems"] = hw.transcendentalGelems;
+  if (!hw.transcendentalGelemsByFunction.empty()) root["transcendental_gelems_by_function"] = hw.transcendentalGelemsByFunction;
   if (hw.streamStoreAboveBytes > 0) root["stream_store_above_bytes"] = hw.streamStoreAboveBytes;
   if (hw.coldCopyGBs > 0) root["cold_copy_gbs"] = hw.coldCopyGBs;
   if (hw.readToCopyRatio > 0) root["read_to_copy_ratio"] = hw.readToCopyRatio;

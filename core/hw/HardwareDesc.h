@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/Expected.h"
@@ -47,6 +48,12 @@ struct HardwareDesc {
   // Transcendental evaluations (exp, erf, tanh, ...) per second over all units, in billions; 0 when not
   // measured (a CPU model then prices one at 24 flops). `gir run --calibrate` measures it.
   double transcendentalGelems = 0;
+  // CPU: the same rate per function the kernels call for a transcendental, by the name the back end
+  // gives it: each op's own spelling ("exp", "sigmoid", "erf", "tanh", "log", "pow") and the emitter's
+  // special forms ("exp_nonpositive", "one_plus_erf"; codegen/cpu/EmittedArithmetic.h). On the AMD EPYC
+  // host an erf costs about two exps and a scalar logf ten. A function not listed evaluates at
+  // `transcendentalGelems`. `gir run --calibrate` measures every one.
+  std::map<std::string, double> transcendentalGelemsByFunction;
   // CPU: the device footprint (bytes of a graph's device buffers together) above which its large write-once
   // outputs go out with streaming (non-temporal) stores; 0: never. Data above it no longer stays cached
   // between calls, so a plain store pays a read-for-ownership. `gir run --calibrate` measures it.
@@ -77,6 +84,9 @@ struct HardwareDesc {
   // The warm copy's bandwidth at a footprint, interpolated in log(footprint) between the measured
   // points and held at the ends; 0 without a curve.
   double warmCopyGBs(int64_t footprintBytes, bool streaming) const;
+  // Evaluations per second of the named transcendental function, in billions: its own rate, else
+  // `transcendentalGelems`; 0 when neither is measured.
+  double transcendentalGelemsOf(std::string_view function) const;
 };
 
 // Parse and validate; errors name the file, the field path and the reason.

@@ -85,3 +85,31 @@ TEST_CASE("the warm-copy curve reads, interpolates in log footprint, round-trips
   CHECK_THAT(bad.error().str(), Catch::Contains("curve.json") && Catch::Contains("warm_copy[1].footprint_bytes") &&
                                     Catch::Contains("ascending"));
 }
+
+TEST_CASE("transcendental rates by function read, fall back to the exp rate, round-trip and refuse a bad rate", "[hardware]") {
+  setenv("GIR_HARDWARE_DIR", test::sourcePath("hardware").c_str(), 1);
+  auto base = loadHardwareByName("cpu-host");
+  REQUIRE(base);
+  base->transcendentalGelems = 4.0;
+  base->transcendentalGelemsByFunction.clear();
+  std::string text = hardwareToJson(*base);
+  CHECK(text.find("transcendental_gelems_by_function") == std::string::npos);  // none measured: none written
+  text.insert(text.find('{') + 1, R"("transcendental_gelems_by_function": {"sigmoid": 3.0, "one_plus_erf": 2.5},)");
+  auto hw = parseHardwareDesc(text, "rates.json");
+  INFO((hw ? "" : hw.error().str()));
+  REQUIRE(hw);
+  CHECK(hw->transcendentalGelemsOf("sigmoid") == Approx(3.0));
+  CHECK(hw->transcendentalGelemsOf("one_plus_erf") == Approx(2.5));
+  CHECK(hw->transcendentalGelemsOf("tanh") == Approx(4.0));  // no rate of its own: exp's
+  auto again = parseHardwareDesc(hardwareToJson(*hw), "again");
+  REQUIRE(again);
+  CHECK(again->transcendentalGelemsByFunction == hw->transcendentalGelemsByFunction);
+  for (std::string bad : {R"({"sigmoid": 0})", R"({"sigmoid": "fast"})", R"([3.0])"}) {
+    std::string refusedText = hardwareToJson(*base);
+    refusedText.insert(refusedText.find('{') + 1, "\"transcendental_gelems_by_function\": " + bad + ",");
+    auto refused = parseHardwareDesc(refusedText, "rates.json");
+    INFO(bad);
+    REQUIRE_FALSE(refused);
+    CHECK_THAT(refused.error().str(), Catch::Contains("rates.json") && Catch::Contains("transcendental_gelems_by_function"));
+  }
+}

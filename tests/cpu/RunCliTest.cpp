@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "codegen/cpu/Calibration.h"
@@ -152,6 +153,15 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK(hw.level("local")->bandwidthGBs == c->localGBs);
   CHECK(hw.launchCostUs == c->launchUs);
   CHECK(hw.transcendentalGelems == c->transcendentalGelems);
+  // A rate for every function kernels call for a transcendental: each op's and the two special forms.
+  std::set<std::string> functions;
+  for (const auto& [function, rate] : c->transcendentalGelemsByFunction) {
+    functions.insert(function);
+    CHECK(rate > 0);
+  }
+  CHECK(functions == std::set<std::string>{"erf", "exp", "exp_nonpositive", "log", "one_plus_erf", "pow", "sigmoid", "tanh"});
+  CHECK(c->transcendentalGelems == c->transcendentalGelemsByFunction.at("exp"));
+  CHECK(hw.transcendentalGelemsByFunction == c->transcendentalGelemsByFunction);
   CHECK(c->streamingCopyGBs > 0);
   CHECK(c->streamStoreAboveBytes <= 2 * o.dramArrayBytes);  // measured only up to the arrays' size
   CHECK(hw.streamStoreAboveBytes == c->streamStoreAboveBytes);
