@@ -141,6 +141,19 @@ std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
     out.push_back(open->nodes.size() == 1 ? single(open->nodes[0], open->own[0], true) : std::move(open->group));
     open.reset();
   };
+  // The last node run first, when it commutes with every member of the open group (it was independent
+  // of the group when it came; members that joined later may read it): taken out before the group
+  // closes, to run after it instead, where the next nodes may join it. A depthwise convolution's
+  // first-tap weight broadcast, run first beside the stride-2 input's copy, then joins the taps and is
+  // a scalar, not an array stored and read back per unit (docs/cpu.md, "Run after").
+  auto carryOut = [&]() -> std::optional<LoopGroup> {
+    if (!open || hoisted.empty()) return std::nullopt;
+    const LoopGroup& last = hoisted.back();
+    if (!last.fused || last.nodes.size() != 1 || !independent(g, open->group, last.nests[0])) return std::nullopt;
+    LoopGroup carried = std::move(hoisted.back());
+    hoisted.pop_back();
+    return carried;
+  };
   for (NodeId id : stage.nodes) {
     auto nest = loopNestOf(g, id);
     if (!nest) {  // the emitter reports the error when it emits the node on its own
@@ -163,7 +176,21 @@ std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
       hoisted.push_back(single(id, std::move(*nest), canFuse));
       continue;
     }
+    std::optional<LoopGroup> carried = canFuse ? carryOut() : std::nullopt;
     close();
+    if (carried) {  // `id` joins it, or it runs first in the group `id` opens, or it runs now
+      OpenGroup withCarried{{carried->nodes[0]}, {carried->nests[0]}, *carried};
+      bool carriedDomain = g.domainOf(g.node(id)) == g.domainOf(g.node(carried->nodes[0]));
+      if (auto grp = carriedDomain ? joined(g, withCarried, id, *nest) : std::nullopt) {
+        withCarried.nodes.push_back(id);
+        withCarried.own.push_back(*nest);
+        withCarried.group = std::move(*grp);
+        open = std::move(withCarried);
+        continue;
+      }
+      if (independent(g, *carried, *nest)) hoisted.push_back(std::move(*carried));
+      else out.push_back(std::move(*carried));
+    }
     if (!canFuse && !out.empty() && movesIntoReduce(g, out.back(), id, *nest)) {
       LoopGroup& pair = out.back();
       pair.fused = false;

@@ -34,7 +34,9 @@ struct LoopGroup {
 // open group when its nest refines to the group's space and each buffer it shares with the group is
 // read-only in the group or walked element for element as its one writer in the group writes it. A
 // node that cannot join but touches nothing the group writes, and writes nothing the group touches,
-// runs before the group (it is independent of it); any other node closes the group.
+// runs before the group (it is independent of it); any other node closes the group. When a node closes
+// it, the last node run first runs after the group instead if it commutes with every member, and opens
+// the next group for the closing node to join (docs/cpu.md, "Run after").
 std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage);
 
 // Buffers that need no storage: per-unit (one stage) buffers, not device level, written by one node

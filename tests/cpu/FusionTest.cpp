@@ -105,3 +105,70 @@ TEST_CASE("fusion: a write over what a member reads, or a read at other elements
   CHECK(ids(f.groups[0]) == std::vector<uint32_t>{0});
   CHECK(f.groups[1].nodes.front().value == 1);
 }
+
+namespace {
+
+// A depthwise row in miniature: unit 0's padding, units 1-3 copy their row into the padded array (another
+// unit domain), then per unit the weight's copy, its broadcast, and a multiply of the even elements by it.
+constexpr const char* kPaddedTap = R"(gir @padded_tap target=cpu-host units=4 block=1
+level dram device
+level local unit capacity=32768
+%x = buffer dram f32[64] input
+%w = buffer dram f32[4] input
+%y = buffer dram f32[32] output
+%pad = buffer local f32[64]
+%wl = buffer local f32[4]
+%wb = buffer local f32[32]
+%m = buffer local f32[32]
+%x_u = slice %x offset(16*u) shape[16] strides[1]
+%pad_u = slice %pad offset(16*u) shape[16] strides[1]
+%pad_even = slice %pad offset(16*u) shape[1,8] strides[16,2]
+%w_u = slice %w offset(u) shape[1] strides[1]
+%wl_u = slice %wl offset(u) shape[1] strides[1]
+%wb_u = slice %wb offset(8*u) shape[1,8] strides[8,1]
+%m_u = slice %m offset(8*u) shape[1,8] strides[8,1]
+%y_u = slice %y offset(8*u) shape[1,8] strides[8,1]
+ew.copy 0.0 -> %pad_u domain[0,1)
+move %x_u -> %pad_u domain[1,4)
+move %w_u -> %wl_u
+broadcast axes[1] %wl_u -> %wb_u
+ew.mul %pad_even, %wb_u -> %m_u
+move %m_u -> %y_u
+)";
+
+}  // namespace
+
+TEST_CASE("fusion: the last node run first runs after the group when it commutes with every member, and opens the next", "[cpu][fusion]") {
+  // The weight's copy and broadcast (nodes 2, 3) cannot join the row's copy (node 1: another unit domain)
+  // and are independent of it, so they run first; the multiply reads the row's copy, so it closes that
+  // group. The broadcast, the last of them, runs after the row's copy instead, and the multiply and the
+  // store join it: the broadcast is a value, not an array.
+  Fused f = fuse(kPaddedTap);
+  std::string seen = "stage order ";
+  for (NodeId id : f.schedule.kernels[0].stages[0].nodes) seen += std::to_string(id.value) + " ";
+  seen += "groups ";
+  for (const auto& grp : f.groups) {
+    seen += "{";
+    for (uint32_t id : ids(grp)) seen += std::to_string(id) + " ";
+    seen += "} ";
+  }
+  INFO(seen);
+  REQUIRE(f.groups.size() == 4);
+  CHECK(ids(f.groups[0]) == std::vector<uint32_t>{0});
+  CHECK(ids(f.groups[1]) == std::vector<uint32_t>{2});
+  CHECK(ids(f.groups[2]) == std::vector<uint32_t>{1});
+  CHECK(ids(f.groups[3]) == std::vector<uint32_t>{3, 4, 5});
+  CHECK(f.groups[3].fused);
+  std::vector<bool> values = valueBuffers(f.g, f.schedule, f.groups);
+  CHECK(isValue(f, values, "wb"));
+  CHECK(isValue(f, values, "m"));
+  // When the next node reads the row's copy and the broadcast's value at other elements than it
+  // writes, it cannot join the broadcast, which then runs right after the row's copy, as an array.
+  std::string reversed = test::replaced(kPaddedTap, "ew.mul %pad_even, %wb_u -> %m_u", "ew.mul %pad_even, %wb_rev -> %m_u");
+  Fused g = fuse(test::replaced(reversed, "%y_u = slice", "%wb_rev = slice %wb offset(8*u+7) shape[1,8] strides[8,-1]\n%y_u = slice"));
+  REQUIRE(g.groups.size() == 5);
+  CHECK(ids(g.groups[2]) == std::vector<uint32_t>{1});
+  CHECK(ids(g.groups[3]) == std::vector<uint32_t>{3});
+  CHECK(ids(g.groups[4]) == std::vector<uint32_t>{4, 5});
+  CHECK_FALSE(isValue(g, valueBuffers(g.g, g.schedule, g.groups), "wb"));
+}
