@@ -1,8 +1,8 @@
 // Calibration of the cpu-host description on the machine at hand (docs/cpu.md, "Calibration"; docs/hardware.md):
 // microbenchmarks, compiled by the same compiler and flags as generated kernels, measure STREAM-style
 // copy and read bandwidth on DRAM-sized arrays, the bandwidth of a thread's cache-sized scratch (the
-// `tile` level) and of an L1-sized array (`local`), the rate of girExp on L1 data (the transcendentals'
-// compute rate), the cost of a barrier (device sync between two parallel loops) and of a parallel
+// `tile` level) and of an L1-sized array (`local`), the rate on L1 data of every function kernels call
+// for a transcendental (girExp, girSigmoid, girOnePlusErf, ...), the cost of a barrier (device sync between two parallel loops) and of a parallel
 // region (a launch), and the footprint above which streaming stores beat plain ones.
 #pragma once
 

@@ -21,10 +21,11 @@
 // Divisions and square roots weigh 4 flops per element. Each transcendental runs at the rate `gir run
 // --calibrate` measures for the function the emitter calls for it (`transcendental_gelems_by_function`:
 // girSigmoid, girErf, girOnePlusErf, girExpNonPositive, ...; else girExp's rate); an uncalibrated
-// description prices one at 24 flops; pow by an immediate 2 is a multiply. Streamed writes (StreamingStores.h) move at the streaming
-// rate; with a calibrated `read_to_copy_ratio` reads move faster and writes slower, so that a copy still
-// costs what the calibration measured (docs/cpu.md, "Reads and writes"). Device and cache traffic overlap
-// in part; compute overlaps memory almost wholly (docs/cpu.md, "Modelled against measured", has the fit).
+// description prices one at 24 flops; pow by an immediate 2 is a multiply. Streamed writes
+// (StreamingStores.h) move at the streaming rate; with a calibrated `read_to_copy_ratio` reads move
+// faster and writes slower, so that a copy still costs what the calibration measured (docs/cpu.md,
+// "Reads and writes"). Device and cache traffic overlap in part; compute overlaps memory almost wholly
+// (docs/cpu.md, "Modelled against measured", has the fit).
 #pragma once
 
 #include <map>

@@ -101,6 +101,18 @@ std::optional<LoopGroup> joined(const Graph& g, const OpenGroup& open, NodeId id
   return grp;
 }
 
+// Adds `id` to `open` when it may join: same unit domain (the guard of a node that runs for some units
+// wraps its group) and `joined` allows it.
+bool join(const Graph& g, OpenGroup& open, NodeId id, const LoopNest& nest) {
+  if (g.domainOf(g.node(id)) != g.domainOf(g.node(open.nodes[0]))) return false;
+  auto grp = joined(g, open, id, nest);
+  if (!grp) return false;
+  open.nodes.push_back(id);
+  open.own.push_back(nest);
+  open.group = std::move(*grp);
+  return true;
+}
+
 // Nothing `id` reads is written by the group, nothing it writes is touched by the group.
 bool independent(const Graph& g, const LoopGroup& grp, const LoopNest& nest) {
   for (const auto& in : nest.inputs)
@@ -162,16 +174,7 @@ std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
       continue;
     }
     bool canFuse = fusable(g, id, *nest);
-    // Members share one unit domain: the guard of a node that runs for some units wraps its group.
-    bool sameDomain = open && g.domainOf(g.node(id)) == g.domainOf(g.node(open->nodes[0]));
-    if (open && canFuse && sameDomain) {
-      if (auto grp = joined(g, *open, id, *nest)) {
-        open->nodes.push_back(id);
-        open->own.push_back(*nest);
-        open->group = std::move(*grp);
-        continue;
-      }
-    }
+    if (open && canFuse && join(g, *open, id, *nest)) continue;
     if (open && independent(g, open->group, *nest)) {
       hoisted.push_back(single(id, std::move(*nest), canFuse));
       continue;
@@ -180,11 +183,7 @@ std::vector<LoopGroup> fuseStage(const Graph& g, const Stage& stage) {
     close();
     if (carried) {  // `id` joins it, or it runs first in the group `id` opens, or it runs now
       OpenGroup withCarried{{carried->nodes[0]}, {carried->nests[0]}, *carried};
-      bool carriedDomain = g.domainOf(g.node(id)) == g.domainOf(g.node(carried->nodes[0]));
-      if (auto grp = carriedDomain ? joined(g, withCarried, id, *nest) : std::nullopt) {
-        withCarried.nodes.push_back(id);
-        withCarried.own.push_back(*nest);
-        withCarried.group = std::move(*grp);
+      if (join(g, withCarried, id, *nest)) {
         open = std::move(withCarried);
         continue;
       }
