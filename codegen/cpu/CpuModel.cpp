@@ -12,6 +12,7 @@
 #include "codegen/schedule/BufferHomes.h"
 #include "codegen/schedule/FusedLoops.h"
 #include "codegen/schedule/LoopInvariants.h"
+#include "codegen/schedule/VisitReuse.h"
 #include "core/gir/ValueSigns.h"
 
 namespace gir::codegen::cpu {
@@ -64,16 +65,19 @@ struct KernelTraffic {
   std::map<uint32_t, int64_t> deviceBytesPerBuffer;
   std::map<uint32_t, int64_t> deviceReadBytesPerBuffer;  // the reads among them
   std::map<uint32_t, int64_t> streamedBytesPerBuffer;  // device writes the emitter makes with streaming stores
+  std::vector<codegen::DeviceRead> deviceReads;  // the device reads themselves, for what the visits before read
 };
 
-void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, int64_t units, bool read, KernelTraffic& t) {
+void addAccess(const Graph& g, const HardwareDesc& hw, SliceId s, UnitDomain d, bool read, KernelTraffic& t) {
   const Buffer& b = g.buffer(g.slice(s).buffer);
   const MemoryLevelDesc* hl = hardwareLevelFor(g, hw, b.level);
-  int64_t bytes = g.slice(s).numel() * 4 * units;
+  int64_t bytes = g.slice(s).numel() * 4 * (d.end - d.begin);
   t.bytesPerLevel[hl ? hl->name : b.level] += bytes;
   if (!isDeviceLevel(g, hw, b.level)) return;
   t.deviceBytesPerBuffer[g.slice(s).buffer.value] += bytes;
-  if (read) t.deviceReadBytesPerBuffer[g.slice(s).buffer.value] += bytes;
+  if (!read) return;
+  t.deviceReadBytesPerBuffer[g.slice(s).buffer.value] += bytes;
+  t.deviceReads.push_back({s, d});
 }
 
 // The accesses of one loop group as emitted (docs/cpu.md, "One loop nest per fused group"): a value
@@ -98,11 +102,11 @@ void addGroup(const Graph& g, const HardwareDesc& hw, const codegen::LoopGroup& 
       BufferId b = g.slice(n.inputs[i]).buffer;
       bool device = isDeviceLevel(g, hw, g.buffer(b).level);
       if (values[b.value] || (!device && codegen::forwardedFrom(g, grp, k, i) >= 0)) continue;
-      addAccess(g, hw, n.inputs[i], units, true, t);
+      addAccess(g, hw, n.inputs[i], d, true, t);
     }
     const uint32_t out = g.slice(n.outputs[0]).buffer.value;
     if (values[out] || (homes[out].kind == codegen::HomeKind::CopySource && homes[out].copy == grp.nodes[k])) continue;
-    addAccess(g, hw, n.outputs[0], units, false, t);
+    addAccess(g, hw, n.outputs[0], d, false, t);
     if (streamsOutput(g, streamed, grp, k)) t.streamedBytesPerBuffer[out] += g.slice(n.outputs[0]).numel() * 4 * units;
   }
 }
@@ -136,8 +140,12 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 // Device traffic priced by the level that serves it: a buffer read again after its first touch
 // (a parameter row every unit reads) comes from the cache when it fits one thread's cache, and
 // everything comes from the cache when the graph's device data fits all threads' caches together.
+// A buffer read more than once also gets from the cache the share of its reads that the units its
+// worker visited just before had read (`revisited`: a convolution's shared input row; docs/cpu.md,
+// "Reads the last visits made"), up to its reads beyond the first.
 // What stays device traffic is left per buffer in `t.deviceBytesPerBuffer`.
-void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel& m, KernelTraffic& t) {
+void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel& m, const std::map<uint32_t, double>& revisited,
+                        KernelTraffic& t) {
   const MemoryLevelDesc* cache = hw.levelForScope(Scope::Block);
   if (!cache || cache->bandwidthGBs <= 0) return;
   for (auto& [buffer, bytes] : t.deviceBytesPerBuffer) {
@@ -146,6 +154,10 @@ void priceDeviceTraffic(const Graph& g, const HardwareDesc& hw, const GraphModel
     if (!dram) continue;
     int64_t footprint = b.numel() * 4;
     int64_t cached = m.cacheResident ? bytes : footprint <= cache->capacityBytes && bytes > footprint ? bytes - footprint : 0;
+    auto share = revisited.find(buffer);
+    auto reads = t.deviceReadBytesPerBuffer.find(buffer);
+    if (share != revisited.end() && reads != t.deviceReadBytesPerBuffer.end() && bytes > footprint)
+      cached = std::max(cached, std::min<int64_t>(bytes - footprint, std::llround(share->second * static_cast<double>(reads->second))));
     t.bytesPerLevel[dram->name] -= cached;
     t.bytesPerLevel[cache->name] += cached;
     bytes -= cached;
@@ -308,8 +320,10 @@ GraphModel modelCpu(const Graph& g, const HardwareDesc& hw, const ModelOptions& 
     km.bytesPerLevel = t.bytesPerLevel;
   }
   auto reuse = o.cache == CacheState::Warm && !hw.warmCopy.empty() ? reuseFootprints(g, traffic) : std::vector<std::map<uint32_t, int64_t>>(kernels.size());
+  codegen::VisitReuseOptions visits;  // a worker's cache keeps about half its capacity of the lines it read last
+  if (cache && cache->capacityBytes > 0) visits.windowBytes = cache->capacityBytes / 2;
   for (size_t k = 0; k < kernels.size(); ++k) {
-    priceDeviceTraffic(g, hw, m, traffic[k]);
+    priceDeviceTraffic(g, hw, m, codegen::revisitedReadShare(g, *schedule, schedule->kernels[k], traffic[k].deviceReads, visits), traffic[k]);
     priceKernel(hw, rates, reuse[k], kernels[k], traffic[k]);
     m.modelledUs += kernels[k].modelledUs - hw.launchCostUs;
     m.dramBytes += kernels[k].dramBytes;

@@ -1,0 +1,79 @@
+// The share of device reads the visits just before made already (VisitReuse.h).
+#include "codegen/schedule/VisitReuse.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <unordered_map>
+
+#include "codegen/schedule/BlockOrder.h"
+
+namespace gir::codegen {
+
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The lines (of `elementsPerLine` elements) slice `sl` touches on unit u, run by run.
+void addLines(const MemorySlice& sl, int64_t u, int64_t elementsPerLine, std::set<int64_t>& lines) {
+  if (sl.numel() == 0) return;
+  const size_t from = sl.contiguousFrom();
+  const int64_t width = sl.contiguousWidth();
+  const int64_t base = sl.offset.eval(u);
+  std::vector<int64_t> idx(from, 0);
+  while (true) {
+    int64_t start = base;
+    for (size_t d = 0; d < from; ++d) start += idx[d] * sl.strides[d];
+    for (int64_t line = floorDiv(start, elementsPerLine), last = floorDiv(start + width - 1, elementsPerLine); line <= last; ++line)
+      lines.insert(line);
+    size_t d = from;
+    while (d > 0 && ++idx[d - 1] == sl.shape[d - 1]) idx[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+struct Tally {
+  int64_t lines = 0, revisited = 0;
+};
+
+}  // namespace
+
+std::map<uint32_t, double> revisitedReadShare(const Graph& g, const Schedule& s, const KernelSchedule& k,
+                                              const std::vector<DeviceRead>& reads, const VisitReuseOptions& o) {
+  std::map<uint32_t, std::vector<const DeviceRead*>> byBuffer;
+  for (const DeviceRead& r : reads) byBuffer[g.slice(r.slice).buffer.value].push_back(&r);
+  const int64_t elementsPerLine = std::max<int64_t>(1, o.lineBytes / 4);
+  const int64_t windowLines = std::max<int64_t>(1, o.windowBytes / std::max<int64_t>(1, o.lineBytes));
+  const BlockOrder order = blockOrder(g, s, k);
+  std::map<uint32_t, double> share;
+  for (const auto& [buffer, bufferReads] : byBuffer) {
+    Tally tally;
+    std::deque<std::vector<int64_t>> window;  // per unit walked, oldest first: the lines it read
+    std::unordered_map<int64_t, int> inWindow;
+    int64_t windowSize = 0, touches = 0;
+    for (int64_t t = 0; t < std::min(order.count, o.maxVisits) && touches < o.maxLineTouches; ++t) {
+      const int64_t u0 = order.block(t) * s.unitsPerBlock, u1 = std::min(u0 + s.unitsPerBlock, s.units);
+      for (int64_t u = u0; u < u1; ++u) {
+        std::set<int64_t> lines;
+        for (const DeviceRead* r : bufferReads)
+          if (r->domain.contains(u)) addLines(g.slice(r->slice), u, elementsPerLine, lines);
+        touches += static_cast<int64_t>(lines.size());
+        tally.lines += static_cast<int64_t>(lines.size());
+        for (int64_t line : lines) tally.revisited += inWindow.count(line);
+        for (int64_t line : lines) ++inWindow[line];
+        windowSize += static_cast<int64_t>(lines.size());
+        window.emplace_back(lines.begin(), lines.end());
+        while (windowSize > windowLines && window.size() > 1) {
+          for (int64_t line : window.front())
+            if (--inWindow[line] == 0) inWindow.erase(line);
+          windowSize -= static_cast<int64_t>(window.front().size());
+          window.pop_front();
+        }
+      }
+    }
+    share[buffer] = tally.lines > 0 ? static_cast<double>(tally.revisited) / static_cast<double>(tally.lines) : 0.0;
+  }
+  return share;
+}
+
+}  // namespace gir::codegen
