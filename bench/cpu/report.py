@@ -258,7 +258,7 @@ def table(figs, meta, notes):
 def results_section(mode, figs, meta, llc):
     notes = Notes()
     title = {"hot": "Hot runs (repeated calls on the same inputs)",
-             "cold": f"Cold-cache runs (a {meta['flush_bytes'] >> 20} MiB buffer written before each timed call)"}[mode]
+             "cold": f"Cold-cache runs (a {meta['flush_bytes'] >> 20} MiB buffer read and written before each timed call)"}[mode]
     out = [f"## {title}", ""] + table(figs, meta, notes) + [""] + notes.lines() + [""]
     gs = groups(figs, llc)
     for key, label in (("all", "all scenarios"), ("dram", f"DRAM-bound scenarios (min bytes >= {DRAM_BOUND_BYTES >> 20} MiB)"),
@@ -366,7 +366,7 @@ def header(meta):
             "its own C++ harness. Each peer runs in its own process, with "
             "MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ raised so that a large output is not page-faulted afresh on every call.",
             f"- Hot: repeated calls on the same inputs. Cold: before each timed call a {meta['flush_bytes'] >> 20} MiB buffer "
-            f"(2x the last-level cache) is written, untimed, to evict the caches (GIR: `gir run --cold`; peers: in Python).",
+            f"(2x the last-level cache) is read and written, untimed, to evict the caches (GIR: `gir run --cold`; peers: in Python; a memset would not: its stores skip the caches on this host, docs/cpu.md \"Cold runs\").",
             "- GIR effective bandwidth = the scenario's minimal DRAM bytes (inputs read once + outputs written once) / GIR's time, as a "
             "fraction of the STREAM copy bandwidth (best of 10, median over that scenario's rounds). DRAM-bound: min bytes >= 64 MiB.",
             ""]
