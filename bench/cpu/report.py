@@ -81,10 +81,18 @@ def machine_description():
     """Lines describing the machine, the compiler and the moment (taken when the run starts)."""
     lines = []
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout if _has("lscpu") else ""
-    for key in ("Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "L1d cache", "L2 cache", "L3 cache"):
+    for key in ("Model name", "CPU family", "Model", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "L1d cache", "L2 cache", "L3 cache"):
         for line in lscpu.splitlines():
             if line.startswith(key + ":"):
                 lines.append(f"{key}: {line.split(':', 1)[1].strip()}")
+    # The generated kernels are built -march=native: the vector width they get is part of the machine.
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+        vector = [x for x in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl") if x in flags]
+        lines.append("vector extensions: " + (", ".join(vector) if vector else "none of avx2, fma, avx512f"))
+    except OSError:
+        pass
     try:
         with open("/proc/meminfo") as f:
             lines.append(f"memory: {int(f.readline().split()[1]) // 1024} MiB")
