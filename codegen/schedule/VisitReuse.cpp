@@ -14,8 +14,9 @@ namespace {
 
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// The lines (of `elementsPerLine` elements) slice `sl` touches on unit u, run by run.
-void addLines(const MemorySlice& sl, int64_t u, int64_t elementsPerLine, std::set<int64_t>& lines) {
+// The lines (of `elementsPerLine` elements) slice `sl` touches on unit u, run by run, until `lines`
+// holds `cap` of them: a unit that reads a whole large tensor is sampled, not enumerated.
+void addLines(const MemorySlice& sl, int64_t u, int64_t elementsPerLine, int64_t cap, std::set<int64_t>& lines) {
   if (sl.numel() == 0) return;
   const size_t from = sl.contiguousFrom();
   const int64_t width = sl.contiguousWidth();
@@ -24,8 +25,10 @@ void addLines(const MemorySlice& sl, int64_t u, int64_t elementsPerLine, std::se
   while (true) {
     int64_t start = base;
     for (size_t d = 0; d < from; ++d) start += idx[d] * sl.strides[d];
-    for (int64_t line = floorDiv(start, elementsPerLine), last = floorDiv(start + width - 1, elementsPerLine); line <= last; ++line)
+    for (int64_t line = floorDiv(start, elementsPerLine), last = floorDiv(start + width - 1, elementsPerLine); line <= last; ++line) {
+      if (static_cast<int64_t>(lines.size()) >= cap) return;
       lines.insert(line);
+    }
     size_t d = from;
     while (d > 0 && ++idx[d - 1] == sl.shape[d - 1]) idx[--d] = 0;
     if (d == 0) return;
@@ -56,7 +59,7 @@ std::map<uint32_t, double> revisitedReadShare(const Graph& g, const Schedule& s,
       for (int64_t u = u0; u < u1; ++u) {
         std::set<int64_t> lines;
         for (const DeviceRead* r : bufferReads)
-          if (r->domain.contains(u)) addLines(g.slice(r->slice), u, elementsPerLine, lines);
+          if (r->domain.contains(u)) addLines(g.slice(r->slice), u, elementsPerLine, o.maxLineTouches - touches, lines);
         touches += static_cast<int64_t>(lines.size());
         tally.lines += static_cast<int64_t>(lines.size());
         for (int64_t line : lines) tally.revisited += inWindow.count(line);

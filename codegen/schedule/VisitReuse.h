@@ -26,9 +26,10 @@ struct VisitReuseOptions {
   // The lines the visits before keep: what a worker's cache holds of them (half the block-scope
   // level's capacity, say). The oldest visits' lines leave first.
   int64_t windowBytes = 512 << 10;
-  // The walk stops after this many visits or this many line touches, whichever comes first.
+  // The walk stops after this many visits or this many line touches, whichever comes first; a unit
+  // whose reads would pass the touches left is cut short there (its first lines count).
   int64_t maxVisits = 256;
-  int64_t maxLineTouches = int64_t{1} << 20;
+  int64_t maxLineTouches = int64_t{1} << 18;
 };
 
 // Per device buffer (by id) read in `reads`: the fraction, in [0, 1], of its line reads over the

@@ -55,6 +55,10 @@ TEST_CASE("visit reuse: a window sliding by two rows of three finds one row in t
   CHECK(shareOf(g, {64, 64}).at(bufferId(g, "x")) == Approx(63.0 / 192.0));
   // The walk stops after maxVisits visits: 8 units, 7 shared rows.
   CHECK(shareOf(g, {64, 512 << 10, 8}).at(bufferId(g, "x")) == Approx(7.0 / 24.0));
+  // ... or after maxLineTouches line touches: 6 are the first two units' lines (one shared), and 4
+  // cut the second unit short after its first line, the row the first unit read last.
+  CHECK(shareOf(g, {64, 512 << 10, 256, 6}).at(bufferId(g, "x")) == Approx(1.0 / 6.0));
+  CHECK(shareOf(g, {64, 512 << 10, 256, 4}).at(bufferId(g, "x")) == Approx(1.0 / 4.0));
 }
 
 TEST_CASE("visit reuse: disjoint windows share nothing", "[cpu][schedule][model]") {
