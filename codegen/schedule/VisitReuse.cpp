@@ -7,32 +7,24 @@
 #include <unordered_map>
 
 #include "codegen/schedule/BlockOrder.h"
+#include "core/gir/Interpreter.h"
 
 namespace gir::codegen {
 
 namespace {
 
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-// The lines (of `elementsPerLine` elements) slice `sl` touches on unit u, run by run, until `lines`
-// holds `cap` of them: a unit that reads a whole large tensor is sampled, not enumerated.
+// The lines (of `elementsPerLine` elements) slice `sl` touches on unit u, run by run (the interpreter's
+// `sliceRuns`), until `lines` holds `cap` of them: a unit that reads a whole large tensor is sampled,
+// not enumerated. A verified slice's elements lie in its buffer, so the divisions need no flooring.
 void addLines(const MemorySlice& sl, int64_t u, int64_t elementsPerLine, int64_t cap, std::set<int64_t>& lines) {
   if (sl.numel() == 0) return;
-  const size_t from = sl.contiguousFrom();
-  const int64_t width = sl.contiguousWidth();
-  const int64_t base = sl.offset.eval(u);
-  std::vector<int64_t> idx(from, 0);
-  while (true) {
-    int64_t start = base;
-    for (size_t d = 0; d < from; ++d) start += idx[d] * sl.strides[d];
-    for (int64_t line = floorDiv(start, elementsPerLine), last = floorDiv(start + width - 1, elementsPerLine); line <= last; ++line) {
+  thread_local std::vector<ElementRun> runs;
+  sliceRuns(sl, u, runs);
+  for (const ElementRun& run : runs)
+    for (int64_t line = run.begin / elementsPerLine, last = (run.end - 1) / elementsPerLine; line <= last; ++line) {
       if (static_cast<int64_t>(lines.size()) >= cap) return;
       lines.insert(line);
     }
-    size_t d = from;
-    while (d > 0 && ++idx[d - 1] == sl.shape[d - 1]) idx[--d] = 0;
-    if (d == 0) return;
-  }
 }
 
 struct Tally {
