@@ -108,6 +108,7 @@ bool guarded(const EmitContext& c, const LoopGroup& grp) {
 struct BandRef {
   std::vector<const LoopGroup*> groups;
   size_t depth = 0;
+  bool morePasses = false;  // a later band of the stage follows
 };
 
 struct StageEmitter {
@@ -124,7 +125,7 @@ struct StageEmitter {
     if (guard) w.open("if (u >= " + std::to_string(d.begin) + " && u < " + std::to_string(d.end) + ")");
     if (b.groups.size() == 1 && std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId id) { return dropsStores(id); }))
       for (NodeId id : grp.nodes) emitDroppedCopy(w, c, id);
-    else if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, buffers);
+    else if (grp.fused) emitLoopBand(w, c, b.groups, b.depth, buffers, b.morePasses);
     else if (grp.readsThroughMove && buffers.values[c.g.slice(c.g.node(grp.nodes[0]).outputs[0]).buffer.value]) throughMove(grp);
     else
       for (NodeId id : grp.nodes) {
@@ -176,6 +177,12 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
   for (const LoopBand& b : loopBands) {
     bands.push_back({{}, b.depth});
     for (size_t i : b.groups) bands.back().groups.push_back(&groups[i]);
+  }
+  // A band is followed by more passes where a later one loops (a scalar store after a row's sum is none).
+  for (size_t i = bands.size(); i-- > 1;) {
+    const std::vector<int64_t>& later = bands[i].groups.front()->extents;
+    bool loops = std::any_of(later.begin(), later.end(), [](int64_t e) { return e > 1; });
+    bands[i - 1].morePasses = bands[i].morePasses || loops;
   }
   w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
                                                                 std::to_string(stage - 1) + ")" : ""));

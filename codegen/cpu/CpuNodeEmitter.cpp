@@ -433,6 +433,73 @@ void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, 
   }
 }
 
+// Prefetching the next unit (docs/cpu.md, "Prefetching the next unit"): a device input read at `c*u +
+// ...` is read at the same elements plus c by unit u + 1, so while this unit computes its lines can be
+// on their way into L2 (prefetcht1; prefetched into L1, they held the miss buffers that the unit's own
+// loads needed). A short cell (a softmax row of 128 or 256) is prefetched whole at its band's outer
+// iteration; a longer one (a LayerNorm row) line by line as the innermost loop goes, so the requests
+// spread over the unit instead of coming in a burst that competes with its own loads.
+constexpr int64_t kPrefetchCellLimit = 256;  // floats
+
+// One device operand of a group whose next unit's elements are worth prefetching.
+struct NextUnitRead {
+  SliceId slice;
+  std::string pointer;  // "in<node>_<input> + <c>": its elements for unit u + 1
+  std::vector<int64_t> strides;
+  int64_t cell = 0;  // elements of one iteration of the loops outside `depth`
+};
+
+std::vector<NextUnitRead> nextUnitReads(const EmitContext& c, const LoopGroup& grp, size_t depth) {
+  std::vector<NextUnitRead> reads;
+  std::vector<std::pair<SliceId, std::vector<int64_t>>> done;
+  for (size_t k = 0; k < grp.nodes.size(); ++k)
+    for (size_t i = 0; i < grp.nests[k].inputs.size(); ++i) {
+      const NestOperand& op = grp.nests[k].inputs[i];
+      const MemorySlice& sl = c.g.slice(op.slice);
+      if (!isDevice(c, op.slice) || op.staged || forwardedFrom(c.g, grp, k, i) >= 0 || sl.offset.terms().size() != 1) continue;
+      const UnitTerm& t = sl.offset.terms()[0];
+      if (t.kind != UnitTermKind::Identity || t.coeff <= 0) continue;
+      int64_t cell = 1;
+      for (size_t d = depth; d < op.strides.size(); ++d) cell += op.strides[d] < 0 ? kPrefetchCellLimit : (grp.extents[d] - 1) * op.strides[d];
+      std::vector<int64_t> outer(op.strides.begin(), op.strides.begin() + static_cast<long>(depth));
+      if (std::any_of(done.begin(), done.end(), [&](const auto& p) { return c.g.slice(p.first).samePattern(sl) && p.second == outer; })) continue;
+      done.push_back({op.slice, outer});
+      reads.push_back({op.slice, "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(i) + " + " + intLiteral(t.coeff), op.strides, cell});
+    }
+  return reads;
+}
+
+// At a band's outer iteration: the short cells of the next unit, whole.
+void emitNextUnitPrefetch(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth) {
+  std::vector<NextUnitRead> done;
+  for (const LoopGroup* grp : band)
+    for (const NextUnitRead& r : nextUnitReads(c, *grp, depth)) {
+      std::vector<int64_t> outer(r.strides.begin(), r.strides.begin() + static_cast<long>(depth));
+      auto same = [&](const NextUnitRead& d) {
+        return c.g.slice(d.slice).samePattern(c.g.slice(r.slice)) && std::equal(outer.begin(), outer.end(), d.strides.begin());
+      };
+      if (r.cell > kPrefetchCellLimit || std::any_of(done.begin(), done.end(), same)) continue;
+      done.push_back(r);
+      std::string row = indexExpr(outer);
+      w.line("for (int64_t line = 0; line < " + intLiteral(r.cell) + "; line += 16) __builtin_prefetch(" + r.pointer +
+             (row == "0" ? "" : " + " + row) + " + line, 0, 2);  // this cell of the next unit, into L2");
+    }
+}
+
+// Inside a group's innermost loop, at an iteration over `elements` elements from `index` on: the same
+// elements of the next unit, for its long unit-stride rows (`from`: the loops its band shares).
+void emitSpreadPrefetch(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const std::string& index,
+                        const std::string& elements) {
+  for (const NextUnitRead& r : nextUnitReads(c, grp, from)) {
+    if (r.cell <= kPrefetchCellLimit || r.strides.back() != 1) continue;
+    std::vector<int64_t> rowStart = r.strides;
+    rowStart.back() = 0;
+    std::string row = indexExpr(rowStart), at = r.pointer + (row == "0" ? "" : " + " + row) + " + " + index;
+    if (elements == "16") w.line("__builtin_prefetch(" + at + ", 0, 2);  // the next unit's line, into L2");
+    else w.line("for (int64_t line = 0; line < " + elements + "; line += 16) __builtin_prefetch(" + at + " + line, 0, 2);  // the next unit's lines, into L2");
+  }
+}
+
 // Sums over one innermost loop go in lane blocks: 16 float lanes take 4 steps (64 elements), and each
 // block's lanes are then added into the accumulator's lanes. A float partial of 4 terms loses almost
 // nothing, and the loop does a quarter of the float-to-double conversions of double lanes and runs as
@@ -455,8 +522,8 @@ bool sumsInLaneBlocks(const EmitContext& c, const LoopGroup& grp, const std::vec
 
 // The whole blocks of the innermost loop: leaves `lanesN[16]` (the accumulator's type) per reduce.
 // Partial p of reduce N is `partN` (p = 0) or `partN_p`, fed by its own copy of the body.
-template <typename Body>
-void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<size_t>& reduces, Body body) {
+template <typename Body, typename NextRows>
+void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, const std::vector<size_t>& reduces, Body body, NextRows nextRows) {
   std::string d = std::to_string(grp.extents.size() - 1), lanes = std::to_string(kSumLanes);
   int64_t partials = sumPartials(grp), block = laneBlockElements(grp);
   auto part = [](const std::string& me, int64_t p) { return "part" + me + (p == 0 ? "" : "_" + std::to_string(p)); };
@@ -464,6 +531,7 @@ void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, c
   for (size_t k : reduces)
     w.line("alignas(64) " + reduceSpelling(c.g, grp.nodes[k]).type + " lanes" + std::to_string(grp.nodes[k].value) + "[" + lanes + "] = {};");
   w.open("for (int64_t block" + d + " = 0; block" + d + " < " + whole + "; block" + d + " += " + std::to_string(block) + ")");
+  nextRows("block" + d, std::to_string(block));
   for (size_t k : reduces)
     for (int64_t p = 0; p < partials; ++p) w.line("alignas(64) float " + part(std::to_string(grp.nodes[k].value), p) + "[" + lanes + "] = {};");
   w.open("for (int64_t step" + d + " = block" + d + "; step" + d + " < block" + d + " + " + std::to_string(block) + "; step" + d +
@@ -560,13 +628,14 @@ bool pairsIterations(const EmitContext& c, const LoopGroup& grp, size_t from) {
 }
 
 // The loops of a paired group from `from` inward; body(true) writes both copies, body(false) one.
-template <typename Body>
-void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body) {
+template <typename Body, typename NextRows>
+void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body, NextRows nextRows) {
   size_t loops = grp.extents.size();
   std::string d = std::to_string(loops - 1), i = "i" + d, n = intLiteral(grp.extents.back());
   emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
     w.line("// iterations paired: two vectors of the body side by side (docs/cpu.md, \"Paired iterations\")");
     w.open("for (int64_t pair" + d + " = 0; pair" + d + " + 2 * girLanes <= " + n + "; pair" + d + " += 2 * girLanes)");
+    nextRows("pair" + d, "2 * girLanes");
     w.line("#pragma omp simd");
     w.open("for (int64_t lane" + d + " = 0; lane" + d + " < girLanes; ++lane" + d + ")");
     w.line("const int64_t " + i + " = pair" + d + " + lane" + d + ", " + i + "_1 = " + i + " + girLanes;");
@@ -582,7 +651,7 @@ void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body
 }
 
 // The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
-void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
+void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers, bool morePasses) {
   if (PhaseWrite how = phaseRowsOf(c, grp, buffers); how != PhaseWrite::None) return emitPhaseRows(w, c, grp, how, from);
   size_t loops = grp.extents.size(), kept = 0;
   while (kept < loops && !grp.reduced[kept]) ++kept;
@@ -591,6 +660,11 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
   ErfPlusOne erfs = erfPlusOne(c.g, grp, buffers.values);
   std::vector<bool> invariant = innermostInvariant(c.g, grp);
+  // Where the unit makes more passes after this one, the next unit's long rows are prefetched as this
+  // loop reads this unit's (docs/cpu.md, "Prefetching the next unit").
+  auto nextRows = [&](const std::string& index, const std::string& elements) {
+    if (morePasses) emitSpreadPrefetch(w, c, grp, from, index, elements);
+  };
   // The group's body, each node's statements once per copy (two side by side in a paired loop).
   auto body = [&](const AccSpelling& acc = {}, std::initializer_list<BodyCopy> copies = {BodyCopy{}}) {
     int device = 0;
@@ -606,7 +680,7 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
       emitPairedLoops(w, grp, from, [&](bool paired) {
         if (paired) body({}, {BodyCopy{}, BodyCopy{"_1", false}});
         else body({}, {BodyCopy{"", false}});  // the tail: its comments are the pair's
-      });
+      }, nextRows);
       return;
     }
     if (streamed.empty() || from + 1 > loops) {
@@ -620,6 +694,7 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     std::string d = std::to_string(loops - 1), line = std::to_string(kLineFloats);
     emitLoops(w, grp.extents, from, loops - 1, "", 0, [&] {
       w.open("for (int64_t step" + d + " = 0; step" + d + " < " + intLiteral(grp.extents.back()) + "; step" + d + " += " + line + ")");
+      nextRows("step" + d, line);
       for (size_t k : streamed) w.line("alignas(64) float nt" + std::to_string(grp.nodes[k].value) + "[" + line + "];");
       w.line("#pragma omp simd");
       w.open("for (int64_t lane" + d + " = 0; lane" + d + " < " + line + "; ++lane" + d + ")");
@@ -640,7 +715,7 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   for (size_t k : reduces) pragma += " reduction(" + reduceSpelling(c.g, grp.nodes[k]).clause + ":acc" + std::to_string(grp.nodes[k].value) + ")";
   bool blocked = sumsInLaneBlocks(c, grp, reduces, kept);
   emitLoops(w, grp.extents, from, kept, "", 0, [&] {
-    if (blocked) emitLaneBlocks(w, c, grp, reduces, body);
+    if (blocked) emitLaneBlocks(w, c, grp, reduces, body, nextRows);
     for (size_t k : reduces) {
       ReduceSpelling r = reduceSpelling(c.g, grp.nodes[k]);
       w.line(r.type + " acc" + std::to_string(grp.nodes[k].value) + " = " + r.identity + ";");
@@ -657,46 +732,16 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   });
 }
 
-// Prefetching the next unit (docs/cpu.md, "Prefetching the next unit"): in a band whose outer iteration
-// reads a short cell of a device input (a softmax row of 128 or 256), that cell of unit u + 1 is
-// prefetched at the same outer iteration, so its lines arrive while this unit computes. Long cells (a
-// LayerNorm row of 1,024) gained nothing: the hardware prefetcher follows them.
-constexpr int64_t kPrefetchCellLimit = 256;  // floats
-
-void emitNextUnitPrefetch(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth) {
-  std::vector<std::pair<SliceId, std::vector<int64_t>>> done;
-  for (const LoopGroup* grp : band)
-    for (size_t k = 0; k < grp->nodes.size(); ++k)
-      for (size_t i = 0; i < grp->nests[k].inputs.size(); ++i) {
-        const NestOperand& op = grp->nests[k].inputs[i];
-        const MemorySlice& sl = c.g.slice(op.slice);
-        if (!isDevice(c, op.slice) || op.staged || forwardedFrom(c.g, *grp, k, i) >= 0 || sl.offset.terms().size() != 1) continue;
-        const UnitTerm& t = sl.offset.terms()[0];
-        if (t.kind != UnitTermKind::Identity || t.coeff <= 0) continue;
-        int64_t cell = 1;
-        for (size_t d = depth; d < op.strides.size(); ++d) cell += op.strides[d] < 0 ? kPrefetchCellLimit : (grp->extents[d] - 1) * op.strides[d];
-        std::vector<int64_t> outer(op.strides.begin(), op.strides.begin() + static_cast<long>(depth));
-        bool seen = std::any_of(done.begin(), done.end(), [&](const auto& p) { return c.g.slice(p.first).samePattern(sl) && p.second == outer; });
-        if (cell > kPrefetchCellLimit || seen) continue;
-        done.push_back({op.slice, outer});
-        std::string at = "in" + std::to_string(grp->nodes[k].value) + "_" + std::to_string(i) + " + " + intLiteral(t.coeff);
-        std::string row = indexExpr(outer);
-        if (row != "0") at += " + " + row;
-        w.line("for (int64_t line = 0; line < " + intLiteral(cell) + "; line += 16) __builtin_prefetch(" + at +
-               " + line);  // this cell of the next unit");
-      }
-}
-
 }  // namespace
 
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
-                  const StageBuffers& buffers) {
+                  const StageBuffers& buffers, bool morePasses) {
   if (depth == 0) {
     w.line(groupHeading(*band.front()));
     w.open("");
     emitPhaseSplits(w, c, *band.front(), buffers);
     declarePointers(w, c, *band.front(), buffers);
-    emitGroupLoops(w, c, *band.front(), 0, buffers);
+    emitGroupLoops(w, c, *band.front(), 0, buffers, morePasses);
     w.close();
     return;
   }
@@ -712,7 +757,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
     emitNextUnitPrefetch(w, c, band, depth);
     for (const LoopGroup* grp : band) {
       w.line(groupHeading(*grp));
-      emitGroupLoops(w, c, *grp, depth, buffers);
+      emitGroupLoops(w, c, *grp, depth, buffers, morePasses || grp != band.back());
     }
   });
   w.close();

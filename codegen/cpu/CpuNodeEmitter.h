@@ -84,8 +84,10 @@ void emitDroppedCopy(CodeWriter& w, const EmitContext& c, NodeId id);
 // (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented
 // block of statements per node; buffers marked in `buffers.values` live in locals v<node>, and stride-2
 // reads of `buffers.unitArrays` go through their even and odd phases, which the writers of
-// `buffers.phaseOnly` fill themselves (PhaseSplit.h).
+// `buffers.phaseOnly` fill themselves (PhaseSplit.h). `morePasses`: the unit goes on to later bands
+// of its stage, so the band's long device rows prefetch the next unit's (docs/cpu.md, "Prefetching the
+// next unit").
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
-                  const StageBuffers& buffers);
+                  const StageBuffers& buffers, bool morePasses);
 
 }  // namespace gir::codegen::cpu

@@ -60,6 +60,9 @@ TEST_CASE("an elementwise chain (GELU's plan) is one loop whose register values 
   CHECK(countOf(code, "#pragma GCC target(\"prefer-vector-width=512\")") == 1);
   CHECK(code.find("#pragma GCC pop_options") > code.find("void kernel0("));
   CHECK(code.find("#pragma GCC pop_options") < code.find("extern \"C\""));
+  // Rows of 1,024 read in one pass: its loads are the stream the hardware prefetcher follows, so no
+  // prefetch of the next unit (docs/cpu.md, "Prefetching the next unit").
+  CHECK(countOf(code, "__builtin_prefetch(in") == 0);
 }
 
 TEST_CASE("an erf goes into its add of 1 only when that add is its one reader", "[cpu][emit]") {
@@ -123,8 +126,14 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
   CHECK(countOf(code, "reduction(+:acc") == 0);  // 768 is whole blocks: no tail loop
   // rsqrt is no transcendental of the op table's: 256-bit vectors, as GCC prefers (docs/cpu.md, "Vector width").
   CHECK(countOf(code, "prefer-vector-width") == 0);
-  // Rows of 768: the hardware prefetcher follows them (the prelude's girPrefetch is the one mention).
-  CHECK(countOf(code, "__builtin_prefetch(in") == 0);
+  // The mean's pass over x's row of 768 is followed by more passes: each of its lane blocks prefetches
+  // the same 128 elements of the next unit's row into L2. The later passes read x's row through its
+  // home, in the caches by then, and prefetch nothing (docs/cpu.md, "Prefetching the next unit").
+  CHECK(countOf(code, "__builtin_prefetch(in0_0 + 768 + block0 + line, 0, 2)") == 1);
+  CHECK(countOf(code, "__builtin_prefetch(in") == 1);
+  CHECK(code.find("__builtin_prefetch(in0_0 + 768") > code.find("for (int64_t block0 = 0; block0 < 768; block0 += 128)"));
+  // No prefetch of a later block: a unit reads 9 KB of device memory, x's row, gamma and beta (docs/cpu.md,
+  // "Prefetch"); the prelude's definition is the one mention.
   CHECK(countOf(code, "girPrefetch(") == 1);
 }
 
@@ -135,8 +144,8 @@ TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one
   // Each pass over a row of 128: the max and the divide as loops, the sum of exponentials in lane blocks.
   CHECK(countOf(code, "for (int64_t i1 ") == 2);
   CHECK(countOf(code, "const int64_t i1 = step1 + lane1;") == 1);
-  // Each row of 128 prefetches the same row of the next unit, once (x is the band's one device input).
-  CHECK(countOf(code, "__builtin_prefetch(in0_0 + 2048 + i0*128 + line)") == 1);
+  // Each row of 128 prefetches the same row of the next unit into L2, once (x is the band's one device input).
+  CHECK(countOf(code, "__builtin_prefetch(in0_0 + 2048 + i0*128 + line, 0, 2)") == 1);
   CHECK(countOf(code, "__builtin_prefetch(in") == 1);
   CHECK(countOf(code, "girPrefetch(") == 1);  // units of 8 KB: no prefetch of a later block (docs/cpu.md, "Prefetch")
 }

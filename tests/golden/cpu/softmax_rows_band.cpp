@@ -250,7 +250,7 @@ void kernel0(float* const* g) {
         const float* const in8_0 = softmax_4_in0;  // %softmax_4_in0[2048*u +: 1,1,16,128]
         float* const out9 = y + (2048*u);  // %y[2048*u +: 2048]
         for (int64_t i0 = 0; i0 < 16; ++i0) {
-          for (int64_t line = 0; line < 128; line += 16) __builtin_prefetch(in0_0 + 2048 + i0*128 + line);  // this cell of the next unit
+          for (int64_t line = 0; line < 128; line += 16) __builtin_prefetch(in0_0 + 2048 + i0*128 + line, 0, 2);  // this cell of the next unit, into L2
           // one loop nest over [16,128] for nodes 0, 1, the innermost loop reduced
           float acc1 = (-INFINITY);
           #pragma omp simd reduction(max:acc1)
