@@ -25,7 +25,8 @@ struct TimingOptions {
   int64_t flushBytes = 0;
 };
 
-// Twice the last-level cache this machine reports (64 MiB when it reports none).
+// Twice the last-level cache this machine reports: the largest in sysfs, else sysconf's (64 MiB when
+// neither reports one).
 int64_t coldCacheBytes();
 
 // Wall-clock times of repeated calls, in microseconds.
