@@ -437,8 +437,8 @@ void declarePointers(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, 
 // ...` is read at the same elements plus c by unit u + 1, so while this unit computes its lines can be
 // on their way into L2 (prefetcht1; prefetched into L1, they held the miss buffers that the unit's own
 // loads needed). A short cell (a softmax row of 128 or 256) is prefetched whole at its band's outer
-// iteration; a longer one (a LayerNorm row) line by line as the innermost loop goes, so the requests
-// spread over the unit instead of coming in a burst that competes with its own loads.
+// iteration; a longer one (a LayerNorm row) line by line as an innermost loop goes (RowPrefetch says
+// which), so the requests spread over the unit instead of coming in a burst.
 constexpr int64_t kPrefetchCellLimit = 256;  // floats
 
 // One device operand of a group whose next unit's elements are worth prefetching.
@@ -486,17 +486,29 @@ void emitNextUnitPrefetch(CodeWriter& w, const EmitContext& c, const std::vector
     }
 }
 
+}  // namespace
+
+std::vector<NextUnitRow> longNextUnitRows(const EmitContext& c, const LoopGroup& grp, size_t depth) {
+  std::vector<NextUnitRow> rows;
+  for (const NextUnitRead& r : nextUnitReads(c, grp, depth))
+    if (r.cell > kPrefetchCellLimit && r.strides.back() == 1) rows.push_back({r.slice, c.g.slice(r.slice).offset.terms()[0].coeff, r.strides});
+  return rows;
+}
+
+namespace {
+
 // Inside a group's innermost loop, at an iteration over `elements` elements from `index` on: the same
-// elements of the next unit, for its long unit-stride rows (`from`: the loops its band shares).
-void emitSpreadPrefetch(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const std::string& index,
+// elements of the next unit's rows.
+void emitSpreadPrefetch(CodeWriter& w, const EmitContext& c, const std::vector<NextUnitRow>& rows, const std::string& index,
                         const std::string& elements) {
-  for (const NextUnitRead& r : nextUnitReads(c, grp, from)) {
-    if (r.cell <= kPrefetchCellLimit || r.strides.back() != 1) continue;
+  for (const NextUnitRow& r : rows) {
     std::vector<int64_t> rowStart = r.strides;
     rowStart.back() = 0;
-    std::string row = indexExpr(rowStart), at = r.pointer + (row == "0" ? "" : " + " + row) + " + " + index;
-    if (elements == "16") w.line("__builtin_prefetch(" + at + ", 0, 2);  // the next unit's line, into L2");
-    else w.line("for (int64_t line = 0; line < " + elements + "; line += 16) __builtin_prefetch(" + at + " + line, 0, 2);  // the next unit's lines, into L2");
+    std::string row = indexExpr(rowStart);
+    std::string at = sliceBase(c, r.slice) + " + " + intLiteral(r.coeff * r.unitsAhead) + (row == "0" ? "" : " + " + row) + " + " + index;
+    std::string whose = r.unitsAhead == 1 ? "the next unit's" : "unit u + " + std::to_string(r.unitsAhead) + "'s";
+    if (elements == "16") w.line("__builtin_prefetch(" + at + ", 0, 2);  // " + whose + " line, into L2");
+    else w.line("for (int64_t line = 0; line < " + elements + "; line += 16) __builtin_prefetch(" + at + " + line, 0, 2);  // " + whose + " lines, into L2");
   }
 }
 
@@ -651,7 +663,8 @@ void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body
 }
 
 // The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
-void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers, bool morePasses) {
+void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers,
+                    const std::vector<NextUnitRow>& prefetchRows) {
   if (PhaseWrite how = phaseRowsOf(c, grp, buffers); how != PhaseWrite::None) return emitPhaseRows(w, c, grp, how, from);
   size_t loops = grp.extents.size(), kept = 0;
   while (kept < loops && !grp.reduced[kept]) ++kept;
@@ -660,11 +673,8 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
   ErfPlusOne erfs = erfPlusOne(c.g, grp, buffers.values);
   std::vector<bool> invariant = innermostInvariant(c.g, grp);
-  // Where the unit makes more passes after this one, the next unit's long rows are prefetched as this
-  // loop reads this unit's (docs/cpu.md, "Prefetching the next unit").
-  auto nextRows = [&](const std::string& index, const std::string& elements) {
-    if (morePasses) emitSpreadPrefetch(w, c, grp, from, index, elements);
-  };
+  // The next unit's rows this loop prefetches as it goes (docs/cpu.md, "Prefetching the next unit").
+  auto nextRows = [&](const std::string& index, const std::string& elements) { emitSpreadPrefetch(w, c, prefetchRows, index, elements); };
   // The group's body, each node's statements once per copy (two side by side in a paired loop).
   auto body = [&](const AccSpelling& acc = {}, std::initializer_list<BodyCopy> copies = {BodyCopy{}}) {
     int device = 0;
@@ -734,14 +744,35 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
 
 }  // namespace
 
+// emitGroupLoops' choice of loops, asked before it runs: lane blocks, paired iterations or lines.
+bool stepsByLines(const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
+  if (phaseRowsOf(c, grp, buffers) != PhaseWrite::None) return false;
+  size_t loops = grp.extents.size(), kept = 0;
+  while (kept < loops && !grp.reduced[kept]) ++kept;
+  std::vector<size_t> reduces;
+  bool streamed = false;
+  for (size_t k = 0; k < grp.nodes.size(); ++k) {
+    if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
+    streamed = streamed || streams(c, grp, k);
+  }
+  if (!reduces.empty()) return sumsInLaneBlocks(c, grp, reduces, kept);
+  if (!streamed) return pairsIterations(c, grp, from);
+  return from + 1 <= loops;
+}
+
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
-                  const StageBuffers& buffers, bool morePasses) {
+                  const StageBuffers& buffers, const RowPrefetch& rows) {
+  // The rows this band's last group prefetches: the later rows, else its own where more passes follow.
+  auto rowsOf = [&](const LoopGroup* grp) {
+    if (grp != band.back()) return std::vector<NextUnitRow>{};
+    return rows.ownRows ? longNextUnitRows(c, *grp, depth) : rows.laterRows;
+  };
   if (depth == 0) {
     w.line(groupHeading(*band.front()));
     w.open("");
     emitPhaseSplits(w, c, *band.front(), buffers);
     declarePointers(w, c, *band.front(), buffers);
-    emitGroupLoops(w, c, *band.front(), 0, buffers, morePasses);
+    emitGroupLoops(w, c, *band.front(), 0, buffers, rowsOf(band.front()));
     w.close();
     return;
   }
@@ -757,7 +788,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
     emitNextUnitPrefetch(w, c, band, depth);
     for (const LoopGroup* grp : band) {
       w.line(groupHeading(*grp));
-      emitGroupLoops(w, c, *grp, depth, buffers, morePasses || grp != band.back());
+      emitGroupLoops(w, c, *grp, depth, buffers, grp == band.back() ? rowsOf(grp) : longNextUnitRows(c, *grp, depth));
     }
   });
   w.close();

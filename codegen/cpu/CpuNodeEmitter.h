@@ -84,10 +84,31 @@ void emitDroppedCopy(CodeWriter& w, const EmitContext& c, NodeId id);
 // (codegen/schedule/LoopBands.h; depth 0: one group) as one loop nest per group, with one commented
 // block of statements per node; buffers marked in `buffers.values` live in locals v<node>, and stride-2
 // reads of `buffers.unitArrays` go through their even and odd phases, which the writers of
-// `buffers.phaseOnly` fill themselves (PhaseSplit.h). `morePasses`: the unit goes on to later bands
-// of its stage, so the band's long device rows prefetch the next unit's (docs/cpu.md, "Prefetching the
-// next unit").
+// `buffers.phaseOnly` fill themselves (PhaseSplit.h). `rows`: which of the next unit's long rows the
+// band prefetches (below).
+struct RowPrefetch;
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
-                  const StageBuffers& buffers, bool morePasses);
+                  const StageBuffers& buffers, const RowPrefetch& rows);
+
+// A long unit-stride row of a device input that a group reads at `c*u + ...`: unit u + 1 reads the same
+// elements plus c (docs/cpu.md, "Prefetching the next unit").
+struct NextUnitRow {
+  SliceId slice;
+  int64_t coeff = 0;
+  std::vector<int64_t> strides;  // the reading nest's, over the group's loops
+  int64_t unitsAhead = 1;        // prefetch unit u + unitsAhead's
+};
+// The rows of more than 256 floats a group (in a band of `depth` shared loops) reads that way.
+std::vector<NextUnitRow> longNextUnitRows(const EmitContext& c, const LoopGroup& grp, size_t depth);
+// Whether the group's innermost loop goes by whole 64-byte lines or lane blocks (a place to prefetch).
+bool stepsByLines(const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers);
+
+// Where a unit's long rows are prefetched for the units after it: by the unit's last looping pass, over
+// the same loops, as it goes, two units ahead (`laterRows`, the rows earlier passes read); else, where
+// that pass cannot, by the pass that reads them, one unit ahead, when more passes follow it (`ownRows`).
+struct RowPrefetch {
+  bool ownRows = false;
+  std::vector<NextUnitRow> laterRows;
+};
 
 }  // namespace gir::codegen::cpu

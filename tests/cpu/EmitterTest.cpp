@@ -129,9 +129,10 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
   // The mean's pass over x's row of 768 is followed by more passes: each of its lane blocks prefetches
   // the same 128 elements of the next unit's row into L2. The later passes read x's row through its
   // home, in the caches by then, and prefetch nothing (docs/cpu.md, "Prefetching the next unit").
-  CHECK(countOf(code, "__builtin_prefetch(in0_0 + 768 + block0 + line, 0, 2)") == 1);
-  CHECK(countOf(code, "__builtin_prefetch(in") == 1);
-  CHECK(code.find("__builtin_prefetch(in0_0 + 768") > code.find("for (int64_t block0 = 0; block0 < 768; block0 += 128)"));
+  // (y is not streamed: the normalization loops element by element, no place to prefetch from.)
+  CHECK(countOf(code, "__builtin_prefetch(x + (768*u) + 768 + block0 + line, 0, 2)") == 1);
+  CHECK(countOf(code, "__builtin_prefetch(x") == 1);
+  CHECK(code.find("__builtin_prefetch(x + (768*u)") > code.find("for (int64_t block0 = 0; block0 < 768; block0 += 128)"));
   // No prefetch of a later block: a unit reads 9 KB of device memory, x's row, gamma and beta (docs/cpu.md,
   // "Prefetch"); the prelude's definition is the one mention.
   CHECK(countOf(code, "girPrefetch(") == 1);
@@ -475,6 +476,52 @@ ew.exp %r_u -> %y_u
   auto plain = emitCpu(g, CpuEmitOptions{false, int64_t{4} << 20});
   REQUIRE(plain);
   CHECK(countOf(plain->code, "girStreamLine(out") == 0);
+}
+
+TEST_CASE("a unit's long rows are prefetched for the unit after next by its last pass, where that pass goes by lines",
+          "[cpu][emit][prefetch]") {
+  // Two passes per row of 4,096: a sum of squares, then the row scaled by it (RMSNorm's shape). With y
+  // streamed, the scaling pass goes by 64-byte lines and prefetches x's row of unit u + 2 at each one;
+  // the sum's pass prefetches nothing (docs/cpu.md, "Prefetching the next unit").
+  Graph g = test::parseGirOrStop(R"(gir @two_pass target=cpu-host units=64 block=1
+level dram device
+level local unit capacity=65536
+%x = buffer dram f32[262144] input
+%r = buffer local f32[262144]
+%q = buffer local f32[262144]
+%s = buffer local f32[64]
+%b = buffer local f32[262144]
+%y = buffer dram f32[262144] output
+%x_u = slice %x offset(4096*u) shape[1,4096] strides[4096,1]
+%r_u = slice %r offset(4096*u) shape[1,4096] strides[4096,1]
+%q_u = slice %q offset(4096*u) shape[1,4096] strides[4096,1]
+%s_u = slice %s offset(u) shape[1,1] strides[1,1]
+%b_u = slice %b offset(4096*u) shape[1,4096] strides[4096,1]
+%y_u = slice %y offset(4096*u) shape[1,4096] strides[4096,1]
+move %x_u -> %r_u
+ew.mul %r_u, %r_u -> %q_u
+reduce.sum axes[1] %q_u -> %s_u
+broadcast axes[1] %s_u -> %b_u
+ew.mul %r_u, %b_u -> %y_u
+)");
+  auto options = test::cpuTestOptions();
+  options.emit.streamAboveCacheBytes = 1;
+  auto k = CompiledKernel::build(g, options);
+  INFO((k ? "" : k.error().str()));
+  REQUIRE(k);
+  const std::string& code = k->source().code;
+  CHECK(countOf(code, "__builtin_prefetch(x + (4096*u) + 8192 + step0, 0, 2);  // unit u + 2's line, into L2") == 1);
+  CHECK(countOf(code, "__builtin_prefetch(") == 3);  // that one and the prelude's girPrefetch
+  CHECK(code.find("__builtin_prefetch(x + (4096*u)") > code.find("girLaneSum("));  // after the sum's pass
+  auto check = checkAgainstInterpreter(g, *k, 3);
+  REQUIRE(check);
+  CHECK(check->close);
+  // With plain stores the scaling pass is one `omp simd` loop, no place to prefetch from: the sum's pass
+  // prefetches the next unit's row at each lane block instead.
+  auto plain = emitCpu(g, CpuEmitOptions{false, int64_t{64} << 20});
+  REQUIRE(plain);
+  CHECK(countOf(plain->code, "__builtin_prefetch(x + (4096*u) + 4096 + block0 + line, 0, 2);  // the next unit's lines, into L2") == 1);
+  CHECK(countOf(plain->code, "__builtin_prefetch(") == 3);
 }
 
 TEST_CASE("paired iterations: a transcendental body over a row of 56 runs two vectors side by side, same values, same bytes",

@@ -244,7 +244,7 @@ void kernel0(float* const* g) {
         float* const out2 = ln_1_out;  // %ln_1_out[u +: 1,1]
         alignas(64) double lanes2[16] = {};
         for (int64_t block0 = 0; block0 < 768; block0 += 128) {
-          for (int64_t line = 0; line < 128; line += 16) __builtin_prefetch(in0_0 + 768 + block0 + line, 0, 2);  // the next unit's lines, into L2
+          for (int64_t line = 0; line < 128; line += 16) __builtin_prefetch(x + (768*u) + 768 + block0 + line, 0, 2);  // the next unit's lines, into L2
           alignas(64) float part2[16] = {};
           alignas(64) float part2_1[16] = {};
           for (int64_t step0 = block0; step0 < block0 + 128; step0 += 32) {
