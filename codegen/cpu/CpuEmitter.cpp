@@ -215,7 +215,7 @@ void emitStage(CodeWriter& w, const EmitContext& c, const KernelSchedule& k, siz
     if (homes[b].kind == HomeKind::CopySource) values[b] = true;  // its copy stores nothing
   std::vector<BandRef> bands;
   for (const LoopBand& b : loopBands) {
-    bands.push_back({{}, b.depth});
+    bands.push_back({{}, b.depth, {}});
     for (size_t i : b.groups) bands.back().groups.push_back(&groups[i]);
   }
   w.line("// stage " + std::to_string(stage) + (stage > 0 ? " (after a block sync: every unit of the block finished stage " +
