@@ -115,8 +115,8 @@ struct BandRef {
 // stage's last looping band, a single loop nest over the same loops as the bands that read them, as it
 // goes (LayerNorm's normalization, for the rows its mean read); where that band cannot (it loops
 // element by element, or over other loops), the bands that read them, when a looping band follows.
-// From the last pass, one unit ahead left the lines too little time: LayerNorm 8192x1024's rows of 4 KB
-// ran 4-8 % slower than prefetched by the mean's pass, and even with it two units ahead.
+// From the last pass one unit ahead leaves the lines too little time: LayerNorm 8192x1024's rows of 4 KB
+// ran 4-8 % slower than with its mean's pass prefetching them, and level with it two units ahead.
 constexpr int64_t kLastPassUnitsAhead = 2;
 void assignRowPrefetch(const EmitContext& c, std::vector<BandRef>& bands, const StageBuffers& buffers) {
   auto loops = [](const BandRef& b) {
