@@ -444,7 +444,8 @@ constexpr int64_t kPrefetchCellLimit = 256;  // floats
 // One device operand of a group whose next unit's elements are worth prefetching.
 struct NextUnitRead {
   SliceId slice;
-  std::string pointer;  // "in<node>_<input> + <c>": its elements for unit u + 1
+  int64_t coeff = 0;    // unit u + 1 reads the same elements plus coeff
+  std::string pointer;  // "in<node>_<input> + <coeff>": its elements for unit u + 1
   std::vector<int64_t> strides;
   int64_t cell = 0;  // elements of one iteration of the loops outside `depth`
 };
@@ -464,7 +465,7 @@ std::vector<NextUnitRead> nextUnitReads(const EmitContext& c, const LoopGroup& g
       std::vector<int64_t> outer(op.strides.begin(), op.strides.begin() + static_cast<long>(depth));
       if (std::any_of(done.begin(), done.end(), [&](const auto& p) { return c.g.slice(p.first).samePattern(sl) && p.second == outer; })) continue;
       done.push_back({op.slice, outer});
-      reads.push_back({op.slice, "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(i) + " + " + intLiteral(t.coeff), op.strides, cell});
+      reads.push_back({op.slice, t.coeff, "in" + std::to_string(grp.nodes[k].value) + "_" + std::to_string(i) + " + " + intLiteral(t.coeff), op.strides, cell});
     }
   return reads;
 }
@@ -491,7 +492,7 @@ void emitNextUnitPrefetch(CodeWriter& w, const EmitContext& c, const std::vector
 std::vector<NextUnitRow> longNextUnitRows(const EmitContext& c, const LoopGroup& grp, size_t depth) {
   std::vector<NextUnitRow> rows;
   for (const NextUnitRead& r : nextUnitReads(c, grp, depth))
-    if (r.cell > kPrefetchCellLimit && r.strides.back() == 1) rows.push_back({r.slice, c.g.slice(r.slice).offset.terms()[0].coeff, r.strides});
+    if (r.cell > kPrefetchCellLimit && r.strides.back() == 1) rows.push_back({r.slice, r.coeff, r.strides});
   return rows;
 }
 
@@ -662,15 +663,39 @@ void emitPairedLoops(CodeWriter& w, const LoopGroup& grp, size_t from, Body body
   });
 }
 
-// The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
-void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers,
-                    const std::vector<NextUnitRow>& prefetchRows) {
-  if (PhaseWrite how = phaseRowsOf(c, grp, buffers); how != PhaseWrite::None) return emitPhaseRows(w, c, grp, how, from);
-  size_t loops = grp.extents.size(), kept = 0;
-  while (kept < loops && !grp.reduced[kept]) ++kept;
+// The positions of the group's reduces among its nodes.
+std::vector<size_t> reduceIndices(const EmitContext& c, const LoopGroup& grp) {
   std::vector<size_t> reduces;
   for (size_t k = 0; k < grp.nodes.size(); ++k)
     if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
+  return reduces;
+}
+
+// How a group's loops go, from `from` inward: a phase writer's rows; sums in lane blocks or a reduced
+// `omp simd` loop; an elementwise body in paired iterations, one `omp simd` loop, or 64-byte lines of
+// streamed outputs. emitGroupLoops spells it; stepsByLines asks it before (where to prefetch from).
+enum class LoopShape { PhaseRows, LaneBlocks, ReducedLoop, Paired, Elementwise, Lines };
+
+LoopShape loopShapeOf(const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
+  if (phaseRowsOf(c, grp, buffers) != PhaseWrite::None) return LoopShape::PhaseRows;
+  size_t loops = grp.extents.size(), kept = 0;
+  while (kept < loops && !grp.reduced[kept]) ++kept;
+  if (std::vector<size_t> reduces = reduceIndices(c, grp); !reduces.empty())
+    return sumsInLaneBlocks(c, grp, reduces, kept) ? LoopShape::LaneBlocks : LoopShape::ReducedLoop;
+  bool streamed = false;
+  for (size_t k = 0; k < grp.nodes.size(); ++k) streamed = streamed || streams(c, grp, k);
+  if (!streamed) return pairsIterations(c, grp, from) ? LoopShape::Paired : LoopShape::Elementwise;
+  return from + 1 > loops ? LoopShape::Elementwise : LoopShape::Lines;
+}
+
+// The group's loops from `from` inward (the outer ones, if any, are its band's), with its body.
+void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers,
+                    const std::vector<NextUnitRow>& prefetchRows) {
+  LoopShape shape = loopShapeOf(c, grp, from, buffers);
+  if (shape == LoopShape::PhaseRows) return emitPhaseRows(w, c, grp, phaseRowsOf(c, grp, buffers), from);
+  size_t loops = grp.extents.size(), kept = 0;
+  while (kept < loops && !grp.reduced[kept]) ++kept;
+  std::vector<size_t> reduces = reduceIndices(c, grp);
   ErfPlusOne erfs = erfPlusOne(c.g, grp, buffers.values);
   std::vector<bool> invariant = innermostInvariant(c.g, grp);
   // The next unit's rows this loop prefetches as it goes (docs/cpu.md, "Prefetching the next unit").
@@ -683,20 +708,20 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
     count(w, c, device);
   };
   if (reduces.empty()) {
-    std::vector<size_t> streamed;
-    for (size_t k = 0; k < grp.nodes.size(); ++k)
-      if (streams(c, grp, k)) streamed.push_back(k);
-    if (streamed.empty() && pairsIterations(c, grp, from)) {
+    if (shape == LoopShape::Paired) {
       emitPairedLoops(w, grp, from, [&](bool paired) {
         if (paired) body({}, {BodyCopy{}, BodyCopy{"_1", false}});
         else body({}, {BodyCopy{"", false}});  // the tail: its comments are the pair's
       }, nextRows);
       return;
     }
-    if (streamed.empty() || from + 1 > loops) {
+    if (shape == LoopShape::Elementwise) {
       emitLoops(w, grp.extents, from, loops, "omp simd", 1, [&] { body(); });
       return;
     }
+    std::vector<size_t> streamed;
+    for (size_t k = 0; k < grp.nodes.size(); ++k)
+      if (streams(c, grp, k)) streamed.push_back(k);
     // The innermost loop goes by 64-byte lines (streamsOutput keeps rows whole lines): each streamed
     // output's line is computed into `ntN[16]`, which GCC keeps in registers, and leaves with streaming
     // stores. An L1 row buffer copied out after the loop cost a load and a store per element: Softmax
@@ -723,7 +748,7 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
   }
   std::string pragma = "omp simd";
   for (size_t k : reduces) pragma += " reduction(" + reduceSpelling(c.g, grp.nodes[k]).clause + ":acc" + std::to_string(grp.nodes[k].value) + ")";
-  bool blocked = sumsInLaneBlocks(c, grp, reduces, kept);
+  bool blocked = shape == LoopShape::LaneBlocks;
   emitLoops(w, grp.extents, from, kept, "", 0, [&] {
     if (blocked) emitLaneBlocks(w, c, grp, reduces, body, nextRows);
     for (size_t k : reduces) {
@@ -744,20 +769,9 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
 
 }  // namespace
 
-// emitGroupLoops' choice of loops, asked before it runs: lane blocks, paired iterations or lines.
 bool stepsByLines(const EmitContext& c, const LoopGroup& grp, size_t from, const StageBuffers& buffers) {
-  if (phaseRowsOf(c, grp, buffers) != PhaseWrite::None) return false;
-  size_t loops = grp.extents.size(), kept = 0;
-  while (kept < loops && !grp.reduced[kept]) ++kept;
-  std::vector<size_t> reduces;
-  bool streamed = false;
-  for (size_t k = 0; k < grp.nodes.size(); ++k) {
-    if (c.g.node(grp.nodes[k]).kind() == NodeKind::Reduce) reduces.push_back(k);
-    streamed = streamed || streams(c, grp, k);
-  }
-  if (!reduces.empty()) return sumsInLaneBlocks(c, grp, reduces, kept);
-  if (!streamed) return pairsIterations(c, grp, from);
-  return from + 1 <= loops;
+  LoopShape shape = loopShapeOf(c, grp, from, buffers);
+  return shape == LoopShape::LaneBlocks || shape == LoopShape::Paired || shape == LoopShape::Lines;
 }
 
 void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, size_t depth,
