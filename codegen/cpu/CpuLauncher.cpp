@@ -120,18 +120,32 @@ int64_t coldCacheBytes() {
   return llc > 0 ? 2 * llc : int64_t{64} << 20;
 }
 
-// Evicts the caches by reading and writing every line of `flush` (docs/cpu.md, "Cold runs"). A memset
+// Evicts the caches by reading and writing every element of `flush` (docs/cpu.md, "Cold runs"). A memset
 // does not: glibc's goes by `rep stosb`, whose stores skip the caches on the AVX-512 host of 2026-11-29
 // (a 16 MiB read after a 64 MiB memset took 341 us, 323 us hot, 460-480 us after a pass of plain stores).
-static void evictCaches(std::vector<uint64_t>& flush) {
-  for (uint64_t& word : flush) word += 1;
+static void evictCaches(float* flush, int64_t elements) {
+  for (int64_t i = 0; i < elements; ++i) flush[i] += 1.0f;
+}
+
+// The eviction buffer sits on huge pages, as the peers' NumPy buffer does: on 4 KiB pages its dirty
+// lines are scattered over DRAM, and writing them back inside the timed call cost the next call 10-25 %
+// more (docs/cpu.md, "Cold runs").
+static HostArray evictionBuffer(int64_t bytes) {
+  if (bytes <= 0) return nullptr;
+  const auto elements = static_cast<size_t>(bytes) / sizeof(float);
+  auto a = allocateHostArray(static_cast<int64_t>(elements));
+  // Where no aligned block is to be had, 4 KiB pages still evict (a cold run must not turn hot).
+  HostArray buffer = a ? std::move(*a) : HostArray(static_cast<float*>(std::malloc(elements * sizeof(float))));
+  if (buffer) std::fill_n(buffer.get(), elements, 0.0f);
+  return buffer;
 }
 
 Timing timeCalls(const std::function<void()>& call, const TimingOptions& t) {
   using Clock = std::chrono::steady_clock;
-  std::vector<uint64_t> flush(static_cast<size_t>(t.flushBytes) / sizeof(uint64_t));
+  const int64_t flushElements = t.flushBytes / static_cast<int64_t>(sizeof(float));
+  HostArray flush = evictionBuffer(t.flushBytes);
   auto once = [&] {
-    if (!flush.empty()) evictCaches(flush);  // evicts the call's data
+    if (flush) evictCaches(flush.get(), flushElements);  // evicts the call's data
     auto start = Clock::now();
     call();
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
