@@ -130,6 +130,8 @@ void assignRowPrefetch(const EmitContext& c, std::vector<BandRef>& bands, const 
       break;
     }
   if (last == bands.size()) return;
+  // The only looping band, one loop nest: no pass follows to prefetch for, so its sums read in two segments.
+  bands[last].rows.segmentedSums = bands[last].groups.size() == 1 && std::count_if(bands.begin(), bands.end(), loops) == 1;
   const LoopGroup& site = *bands[last].groups.back();
   bool canTake = bands[last].depth == 0 && stepsByLines(c, site, 0, buffers);
   for (size_t i = 0; i < last; ++i) {

@@ -524,6 +524,78 @@ ew.mul %r_u, %b_u -> %y_u
   CHECK(countOf(plain->code, "__builtin_prefetch(") == 3);
 }
 
+TEST_CASE("a single-pass row sum reads its row's two halves side by side; a sum with more passes after it does not",
+          "[cpu][emit][segments]") {
+  // Row sums (ReduceSum over the last axis): the stage's only pass reads each row once, nothing is
+  // prefetched for it, so its two partials walk the row's halves as two streams (docs/cpu.md, "Two
+  // segments"). Rows of 2,100 leave a tail of 52 after the 2,048 the blocks cover; rows of 1,024 have
+  // halves under 4 KB and stay one stream.
+  auto rowSums = [](int64_t row) {
+    std::string n = std::to_string(row), all = std::to_string(16 * row);
+    return test::parseGirOrStop("gir @row_sums target=cpu-host units=16 block=1\nlevel dram device\nlevel local unit capacity=65536\n"
+                                "%x = buffer dram f32[" + all + "] input\n%r = buffer local f32[" + all + "]\n"
+                                "%s = buffer local f32[16]\n%y = buffer dram f32[16] output\n"
+                                "%x_u = slice %x offset(" + n + "*u) shape[1," + n + "] strides[" + n + ",1]\n"
+                                "%r_u = slice %r offset(" + n + "*u) shape[1," + n + "] strides[" + n + ",1]\n"
+                                "%s_u = slice %s offset(u) shape[1,1] strides[1,1]\n"
+                                "%y_u = slice %y offset(u) shape[1,1] strides[1,1]\n"
+                                "move %x_u -> %r_u\nreduce.sum axes[1] %r_u -> %s_u\nmove %s_u -> %y_u\n");
+  };
+  for (auto [row, half] : {std::pair<int64_t, int64_t>{4096, 2048}, {2100, 1024}, {1024, 0}}) {
+    CAPTURE(row);
+    Graph g = rowSums(row);
+    auto k = CompiledKernel::build(g, test::cpuTestOptions());
+    INFO((k ? "" : k.error().str()));
+    REQUIRE(k);
+    const std::string& code = k->source().code;
+    if (half > 0) {
+      CHECK(countOf(code, "const int64_t i1 = step1 + " + std::to_string(half) + " + lane1;") == 1);
+      CHECK(countOf(code, "block1 < " + std::to_string(half) + "; block1 += 64)") == 1);
+    } else {
+      CHECK(countOf(code, "Two segments") == 0);
+      CHECK(countOf(code, "const int64_t i1 = step1 + 16 + lane1;") == 1);
+    }
+    auto check = checkAgainstInterpreter(g, *k, 3);
+    REQUIRE(check);
+    CHECK(check->close);
+    auto counting = CompiledKernel::build(g, test::cpuTestOptions(true));
+    REQUIRE(counting);
+    auto bytes = counting->countBytes(randomInputs(g, 5));
+    REQUIRE(bytes);
+    CHECK(*bytes == (16 * row + 16) * 4);  // each row read once, each sum written once
+  }
+}
+
+TEST_CASE("a sum whose row more passes read stays one stream", "[cpu][emit][segments]") {
+  // RMSNorm's shape: the sum of squares, then the scaling pass over the same row (L2 by then). The
+  // next unit's row is prefetched instead (the test above on prefetching).
+  Graph g = test::parseGirOrStop(R"(gir @two_pass target=cpu-host units=8 block=1
+level dram device
+level local unit capacity=65536
+%x = buffer dram f32[32768] input
+%r = buffer local f32[32768]
+%q = buffer local f32[32768]
+%s = buffer local f32[8]
+%b = buffer local f32[32768]
+%y = buffer dram f32[32768] output
+%x_u = slice %x offset(4096*u) shape[1,4096] strides[4096,1]
+%r_u = slice %r offset(4096*u) shape[1,4096] strides[4096,1]
+%q_u = slice %q offset(4096*u) shape[1,4096] strides[4096,1]
+%s_u = slice %s offset(u) shape[1,1] strides[1,1]
+%b_u = slice %b offset(4096*u) shape[1,4096] strides[4096,1]
+%y_u = slice %y offset(4096*u) shape[1,4096] strides[4096,1]
+move %x_u -> %r_u
+ew.mul %r_u, %r_u -> %q_u
+reduce.sum axes[1] %q_u -> %s_u
+broadcast axes[1] %s_u -> %b_u
+ew.mul %r_u, %b_u -> %y_u
+)");
+  auto code = emitCpu(g, CpuEmitOptions{false, int64_t{64} << 20});
+  REQUIRE(code);
+  CHECK(countOf(code->code, "Two segments") == 0);
+  CHECK(countOf(code->code, "girLaneSum(") >= 1);
+}
+
 TEST_CASE("paired iterations: a transcendental body over a row of 56 runs two vectors side by side, same values, same bytes",
           "[cpu][emit][paired]") {
   // SiLU over rows of 56, depthwise + SiLU's output row: 56 is no multiple of two vectors on any x86
