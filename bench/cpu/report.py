@@ -473,7 +473,7 @@ def plot(figs, meta, path):
                 else "no speedup: GIR or every peer missing")
         ax.text((f["speedup"] or 0) + top * 0.02, i, text, va="center", fontsize=8)
     ax.set_xlabel("GIR speedup over the best peer (best peer time / GIR time; > 1: GIR faster)")
-    ax.set_title(f"CPU benchmark, hot runs, {meta['threads']} thread(s): GIR vs the best of "
+    ax.set_title(f"CPU benchmark, hot runs, {meta['threads']} thread(s)\nGIR vs the best of "
                  f"{', '.join(PEER_LABELS[p] for p in meta['versions']) or 'no peer'}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
