@@ -548,12 +548,14 @@ TEST_CASE("a single-pass row sum reads its row's two halves side by side; a sum 
     INFO((k ? "" : k.error().str()));
     REQUIRE(k);
     const std::string& code = k->source().code;
+    // The unit's row is the one loop left ([1, n] over a unit: its index is i0).
     if (half > 0) {
-      CHECK(countOf(code, "const int64_t i1 = step1 + " + std::to_string(half) + " + lane1;") == 1);
-      CHECK(countOf(code, "block1 < " + std::to_string(half) + "; block1 += 64)") == 1);
+      CHECK(countOf(code, "\"Two segments\"") == 1);
+      CHECK(countOf(code, "const int64_t i0 = step0 + " + std::to_string(half) + " + lane0;") == 1);
+      CHECK(countOf(code, "block0 < " + std::to_string(half) + "; block0 += 64)") == 1);
     } else {
-      CHECK(countOf(code, "Two segments") == 0);
-      CHECK(countOf(code, "const int64_t i1 = step1 + 16 + lane1;") == 1);
+      CHECK(countOf(code, "\"Two segments\"") == 0);
+      CHECK(countOf(code, "const int64_t i0 = step0 + 16 + lane0;") == 1);
     }
     auto check = checkAgainstInterpreter(g, *k, 3);
     REQUIRE(check);
