@@ -524,7 +524,7 @@ ew.mul %r_u, %b_u -> %y_u
   CHECK(countOf(plain->code, "__builtin_prefetch(") == 3);
 }
 
-TEST_CASE("a single-pass row sum reads its row's two halves side by side; a sum with more passes after it does not",
+TEST_CASE("a single-pass row sum reads its row's two halves side by side, each at least 4 KB",
           "[cpu][emit][segments]") {
   // Row sums (ReduceSum over the last axis): the stage's only pass reads each row once, nothing is
   // prefetched for it, so its two partials walk the row's halves as two streams (docs/cpu.md, "Two
