@@ -128,7 +128,7 @@ static void evictCaches(float* flush, int64_t elements) {
 }
 
 // The eviction buffer sits on huge pages, as the peers' NumPy buffer does: on 4 KiB pages its dirty
-// lines are scattered over DRAM, and writing them back inside the timed call cost the next call 10-25 %
+// lines are scattered over DRAM, and writing them back inside the timed call cost the next call 4-6 %
 // more (docs/cpu.md, "Cold runs").
 static HostArray evictionBuffer(int64_t bytes) {
   if (bytes <= 0) return nullptr;

@@ -559,9 +559,7 @@ void emitLaneBlocks(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, c
     w.line("alignas(64) " + reduceSpelling(c.g, grp.nodes[k]).type + " lanes" + std::to_string(grp.nodes[k].value) + "[" + lanes + "] = {};");
   if (segments) w.line("// the two partials read the row's two halves side by side: two streams (docs/cpu.md, \"Two segments\")");
   w.open("for (int64_t block" + d + " = 0; block" + d + " < " + intLiteral(walked) + "; block" + d + " += " + std::to_string(stride) + ")");
-  if (!segments) nextRows("block" + d, std::to_string(block));
-  else
-    for (int64_t p = 0; p < partials; ++p) nextRows("block" + d + (p == 0 ? "" : " + " + intLiteral(p * partialOffset)), std::to_string(stride));
+  if (!segments) nextRows("block" + d, std::to_string(block));  // a segmented sum's band prefetches nothing (RowPrefetch)
   for (size_t k : reduces)
     for (int64_t p = 0; p < partials; ++p) w.line("alignas(64) float " + part(std::to_string(grp.nodes[k].value), p) + "[" + lanes + "] = {};");
   w.open("for (int64_t step" + d + " = block" + d + "; step" + d + " < block" + d + " + " + std::to_string(stride) + "; step" + d +

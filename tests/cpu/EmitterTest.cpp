@@ -478,12 +478,11 @@ ew.exp %r_u -> %y_u
   CHECK(countOf(plain->code, "girStreamLine(out") == 0);
 }
 
-TEST_CASE("a unit's long rows are prefetched for the unit after next by its last pass, where that pass goes by lines",
-          "[cpu][emit][prefetch]") {
-  // Two passes per row of 4,096: a sum of squares, then the row scaled by it (RMSNorm's shape). With y
-  // streamed, the scaling pass goes by 64-byte lines and prefetches x's row of unit u + 2 at each one;
-  // the sum's pass prefetches nothing (docs/cpu.md, "Prefetching the next unit").
-  Graph g = test::parseGirOrStop(R"(gir @two_pass target=cpu-host units=64 block=1
+namespace {
+
+// Two passes per row of 4,096 over 64 units: a sum of squares, then the row scaled by it (RMSNorm's shape).
+Graph twoPassRows() {
+  return test::parseGirOrStop(R"(gir @two_pass target=cpu-host units=64 block=1
 level dram device
 level local unit capacity=65536
 %x = buffer dram f32[262144] input
@@ -504,6 +503,16 @@ reduce.sum axes[1] %q_u -> %s_u
 broadcast axes[1] %s_u -> %b_u
 ew.mul %r_u, %b_u -> %y_u
 )");
+}
+
+}  // namespace
+
+TEST_CASE("a unit's long rows are prefetched for the unit after next by its last pass, where that pass goes by lines",
+          "[cpu][emit][prefetch]") {
+  // Two passes per row of 4,096: a sum of squares, then the row scaled by it (RMSNorm's shape). With y
+  // streamed, the scaling pass goes by 64-byte lines and prefetches x's row of unit u + 2 at each one;
+  // the sum's pass prefetches nothing (docs/cpu.md, "Prefetching the next unit").
+  Graph g = twoPassRows();
   auto options = test::cpuTestOptions();
   options.emit.streamAboveCacheBytes = 1;
   auto k = CompiledKernel::build(g, options);
@@ -571,27 +580,7 @@ TEST_CASE("a single-pass row sum reads its row's two halves side by side, each a
 TEST_CASE("a sum whose row more passes read stays one stream", "[cpu][emit][segments]") {
   // RMSNorm's shape: the sum of squares, then the scaling pass over the same row (L2 by then). The
   // next unit's row is prefetched instead (the test above on prefetching).
-  Graph g = test::parseGirOrStop(R"(gir @two_pass target=cpu-host units=8 block=1
-level dram device
-level local unit capacity=65536
-%x = buffer dram f32[32768] input
-%r = buffer local f32[32768]
-%q = buffer local f32[32768]
-%s = buffer local f32[8]
-%b = buffer local f32[32768]
-%y = buffer dram f32[32768] output
-%x_u = slice %x offset(4096*u) shape[1,4096] strides[4096,1]
-%r_u = slice %r offset(4096*u) shape[1,4096] strides[4096,1]
-%q_u = slice %q offset(4096*u) shape[1,4096] strides[4096,1]
-%s_u = slice %s offset(u) shape[1,1] strides[1,1]
-%b_u = slice %b offset(4096*u) shape[1,4096] strides[4096,1]
-%y_u = slice %y offset(4096*u) shape[1,4096] strides[4096,1]
-move %x_u -> %r_u
-ew.mul %r_u, %r_u -> %q_u
-reduce.sum axes[1] %q_u -> %s_u
-broadcast axes[1] %s_u -> %b_u
-ew.mul %r_u, %b_u -> %y_u
-)");
+  Graph g = twoPassRows();
   auto code = emitCpu(g, CpuEmitOptions{false, int64_t{64} << 20});
   REQUIRE(code);
   CHECK(countOf(code->code, "Two segments") == 0);
