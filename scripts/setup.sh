@@ -9,6 +9,7 @@ PACKAGES=(
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata
   libopenblas-dev
+  libmimalloc-dev  # the executables' malloc (CMakeLists.txt, docs/scale.md "Plan time")
   libisl-dev  # symbolic bounds and memory-model checks (core/gir/SymbolicCheck.cpp)
   qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev libgraphviz-dev
   libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL's, which qt6-charts-dev does not pull in
