@@ -141,7 +141,15 @@ TEST_CASE("LayerNorm's plan: each reduction fused with its producers, the scale 
 TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one band per row", "[cpu][emit][fusion][band]") {
   std::string code = checkGoldenSource("tests/golden/cpu/softmax_rows_band.gir", "tests/golden/cpu/softmax_rows_band.cpp");
   CHECK(countOf(code, "// one band: 3 loop nests share their outer loops [16]") == 1);
-  CHECK(countOf(code, "for (int64_t i0 ") == 1);  // the row loop, once
+  // Rows of 128 in a pipeline: loop nest k works on row pipe0 - k, so the loop runs 16 + 2 times and
+  // each nest is guarded by its rows (docs/cpu.md, "Row pipelines").
+  CHECK(countOf(code, "for (int64_t pipe0 = 0; pipe0 < 18; ++pipe0)") == 1);
+  CHECK(countOf(code, "for (int64_t i0 ") == 0);
+  CHECK(countOf(code, "if (pipe0 < 16) {") == 1);
+  CHECK(countOf(code, "if (pipe0 >= 1 && pipe0 < 17) {") == 1);
+  CHECK(countOf(code, "if (pipe0 >= 2 && pipe0 < 18) {") == 1);
+  CHECK(code.find("const int64_t i0 = pipe0;") < code.find("const int64_t i0 = pipe0 - 1;"));
+  CHECK(code.find("const int64_t i0 = pipe0 - 1;") < code.find("const int64_t i0 = pipe0 - 2;"));
   // Each pass over a row of 128: the max and the divide as loops, the sum of exponentials in lane blocks.
   CHECK(countOf(code, "for (int64_t i1 ") == 2);
   CHECK(countOf(code, "const int64_t i1 = step1 + lane1;") == 1);
@@ -149,6 +157,52 @@ TEST_CASE("softmax over 16 rows per unit: max, exp-and-sum and divide run as one
   CHECK(countOf(code, "__builtin_prefetch(in0_0 + 2048 + i0*128 + line, 0, 2)") == 1);
   CHECK(countOf(code, "__builtin_prefetch(in") == 1);
   CHECK(countOf(code, "girPrefetch(") == 1);  // units of 8 KB: no prefetch of a later block (docs/cpu.md, "Prefetch")
+}
+
+namespace {
+
+// Softmax over `rows` rows of `length` per unit, 4 units: the band of softmax_rows_band.gir at other sizes.
+std::string softmaxRows(int64_t rows, int64_t length) {
+  std::string cell = std::to_string(rows * length), all = std::to_string(4 * rows * length), r = std::to_string(rows),
+              l = std::to_string(length), sums = std::to_string(4 * rows);
+  std::string box = "offset(" + cell + "*u) shape[1,1," + r + "," + l + "] strides[" + cell + "," + cell + "," + l + ",1]";
+  std::string row = "offset(" + r + "*u) shape[1,1," + r + "] strides[" + r + "," + r + ",1]";
+  return "gir @softmax_rows target=cpu-host units=4 block=1\nlevel dram device\nlevel local unit capacity=1048576\n"
+         "%x = buffer dram f32[" + all + "] input\n%a = buffer local f32[" + all + "]\n%m = buffer local f32[" + sums + "]\n"
+         "%mb = buffer local f32[" + all + "]\n%d = buffer local f32[" + all + "]\n%e = buffer local f32[" + all + "]\n"
+         "%s = buffer local f32[" + sums + "]\n%sb = buffer local f32[" + all + "]\n%q = buffer local f32[" + all + "]\n"
+         "%y = buffer dram f32[" + all + "] output\n"
+         "%s0 = slice %x offset(" + cell + "*u) shape[" + cell + "] strides[1]\n%s1 = slice %a " + box + "\n%s2 = slice %m " + row + "\n"
+         "%s3 = slice %mb " + box + "\n%s4 = slice %d " + box + "\n%s5 = slice %e " + box + "\n%s6 = slice %s " + row + "\n"
+         "%s7 = slice %sb " + box + "\n%s8 = slice %q " + box + "\n%s9 = slice %y offset(" + cell + "*u) shape[" + cell + "] strides[1]\n"
+         "move %s0 -> %s1\nreduce.max axes[3] %s1 -> %s2\nbroadcast axes[3] %s2 -> %s3\new.sub %s1, %s3 -> %s4\n"
+         "ew.exp %s4 -> %s5\nreduce.sum axes[3] %s5 -> %s6\nbroadcast axes[3] %s6 -> %s7\new.div %s5, %s7 -> %s8\nmove %s8 -> %s9\n";
+}
+
+}  // namespace
+
+TEST_CASE("a band pipelines its rows only where they are short and at least four", "[cpu][emit][fusion][band]") {
+  struct Case {
+    int64_t rows, length;
+    bool pipelined;
+  };
+  // 5 rows: the pipeline's first and last iterations run fewer nests than the others. 1,024 floats: the
+  // rows in flight would not stay in L1. 3 rows: too few to fill it (docs/cpu.md, "Row pipelines").
+  for (Case cs : {Case{5, 128, true}, Case{16, 512, true}, Case{4, 1024, false}, Case{3, 256, false}}) {
+    CAPTURE(cs.rows, cs.length);
+    Graph g = test::parseGirOrStop(softmaxRows(cs.rows, cs.length));
+    auto src = emitCpu(g);
+    REQUIRE(src);
+    CHECK(countOf(src->code, "one band: 3 loop nests share their outer loops [" + std::to_string(cs.rows) + "]") == 1);
+    std::string loop = "for (int64_t pipe0 = 0; pipe0 < " + std::to_string(cs.rows + 2) + "; ++pipe0)";
+    CHECK(countOf(src->code, loop) == (cs.pipelined ? 1 : 0));
+    CHECK(countOf(src->code, "for (int64_t i0 = 0; i0 < " + std::to_string(cs.rows) + "; ++i0)") == (cs.pipelined ? 0 : 1));
+    auto k = CompiledKernel::build(g, test::cpuTestOptions());
+    REQUIRE(k);
+    auto check = checkAgainstInterpreter(g, *k, 7);
+    REQUIRE(check);
+    CHECK(check->close);
+  }
 }
 
 TEST_CASE("a division by an immediate is a multiply by its reciprocal where that is a normal float", "[cpu][emit]") {

@@ -249,73 +249,83 @@ void kernel0(float* const* g) {
         const float* const in7_0 = softmax_4_out;  // %softmax_4_out[16*u +: 1,1,16]
         const float* const in8_0 = softmax_4_in0;  // %softmax_4_in0[2048*u +: 1,1,16,128]
         float* const out9 = y + (2048*u);  // %y[2048*u +: 2048]
-        for (int64_t i0 = 0; i0 < 16; ++i0) {
-          for (int64_t line = 0; line < 128; line += 16) __builtin_prefetch(in0_0 + 2048 + i0*128 + line, 0, 2);  // this cell of the next unit, into L2
+        // rows in a pipeline: loop nest k works on row pipe0 - k (docs/cpu.md, "Row pipelines")
+        for (int64_t pipe0 = 0; pipe0 < 18; ++pipe0) {
           // one loop nest over [16,128] for nodes 0, 1, the innermost loop reduced
-          float acc1 = (-INFINITY);
-          #pragma omp simd reduction(max:acc1)
-          for (int64_t i1 = 0; i1 < 128; ++i1) {
-            // node 0: move %s0 -> %s1
-            const float v0 = in0_0[i0*128 + i1];
-            // node 1: reduce.max axes[3] %s1 -> %s2
-            acc1 = std::max(acc1, v0);
+          if (pipe0 < 16) {
+            const int64_t i0 = pipe0;
+            for (int64_t line = 0; line < 128; line += 16) __builtin_prefetch(in0_0 + 2048 + i0*128 + line, 0, 2);  // this cell of the next unit, into L2
+            float acc1 = (-INFINITY);
+            #pragma omp simd reduction(max:acc1)
+            for (int64_t i1 = 0; i1 < 128; ++i1) {
+              // node 0: move %s0 -> %s1
+              const float v0 = in0_0[i0*128 + i1];
+              // node 1: reduce.max axes[3] %s1 -> %s2
+              acc1 = std::max(acc1, v0);
+            }
+            out1[i0] = acc1;
           }
-          out1[i0] = acc1;
           // one loop nest over [16,128] for nodes 2, 3, 4, 5, 6, the innermost loop reduced
-          alignas(64) float lanes6[16] = {};
-          for (int64_t block1 = 0; block1 < 128; block1 += 128) {
-            alignas(64) float part6[16] = {};
-            alignas(64) float part6_1[16] = {};
-            for (int64_t step1 = block1; step1 < block1 + 128; step1 += 32) {
-              #pragma omp simd
-              for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
-                const int64_t i1 = step1 + lane1;
-                // node 2: broadcast axes[3] %s2 -> %s3
-                const float v2 = in2_0[i0];
-                // node 3: ew.sub %s1, %s4 -> %s5
-                const float v3 = (in3_0[i0*128 + i1] - v2);
-                // node 4: ew.exp %s5 -> %s6
-                const float v4 = girExpNonPositive(v3);
-                // node 5: move %s6 -> %s7
-                const float v5 = v4;
-                out5[i0*128 + i1] = v5;
-                // node 6: reduce.sum axes[3] %s7 -> %s8
-                part6[lane1] = part6[lane1] + v5;
+          if (pipe0 >= 1 && pipe0 < 17) {
+            const int64_t i0 = pipe0 - 1;
+            alignas(64) float lanes6[16] = {};
+            for (int64_t block1 = 0; block1 < 128; block1 += 128) {
+              alignas(64) float part6[16] = {};
+              alignas(64) float part6_1[16] = {};
+              for (int64_t step1 = block1; step1 < block1 + 128; step1 += 32) {
+                #pragma omp simd
+                for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
+                  const int64_t i1 = step1 + lane1;
+                  // node 2: broadcast axes[3] %s2 -> %s3
+                  const float v2 = in2_0[i0];
+                  // node 3: ew.sub %s1, %s4 -> %s5
+                  const float v3 = (in3_0[i0*128 + i1] - v2);
+                  // node 4: ew.exp %s5 -> %s6
+                  const float v4 = girExpNonPositive(v3);
+                  // node 5: move %s6 -> %s7
+                  const float v5 = v4;
+                  out5[i0*128 + i1] = v5;
+                  // node 6: reduce.sum axes[3] %s7 -> %s8
+                  part6[lane1] = part6[lane1] + v5;
+                }
+                #pragma omp simd
+                for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
+                  const int64_t i1 = step1 + 16 + lane1;
+                  // node 2: broadcast axes[3] %s2 -> %s3
+                  const float v2 = in2_0[i0];
+                  // node 3: ew.sub %s1, %s4 -> %s5
+                  const float v3 = (in3_0[i0*128 + i1] - v2);
+                  // node 4: ew.exp %s5 -> %s6
+                  const float v4 = girExpNonPositive(v3);
+                  // node 5: move %s6 -> %s7
+                  const float v5 = v4;
+                  out5[i0*128 + i1] = v5;
+                  // node 6: reduce.sum axes[3] %s7 -> %s8
+                  part6_1[lane1] = part6_1[lane1] + v5;
+                }
               }
               #pragma omp simd
               for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
-                const int64_t i1 = step1 + 16 + lane1;
-                // node 2: broadcast axes[3] %s2 -> %s3
-                const float v2 = in2_0[i0];
-                // node 3: ew.sub %s1, %s4 -> %s5
-                const float v3 = (in3_0[i0*128 + i1] - v2);
-                // node 4: ew.exp %s5 -> %s6
-                const float v4 = girExpNonPositive(v3);
-                // node 5: move %s6 -> %s7
-                const float v5 = v4;
-                out5[i0*128 + i1] = v5;
-                // node 6: reduce.sum axes[3] %s7 -> %s8
-                part6_1[lane1] = part6_1[lane1] + v5;
+                lanes6[lane1] += (part6[lane1] + part6_1[lane1]);
               }
             }
-            #pragma omp simd
-            for (int64_t lane1 = 0; lane1 < 16; ++lane1) {
-              lanes6[lane1] += (part6[lane1] + part6_1[lane1]);
-            }
+            float acc6 = 0.0f;
+            acc6 += girLaneSum(lanes6);
+            out6[i0] = acc6;
           }
-          float acc6 = 0.0f;
-          acc6 += girLaneSum(lanes6);
-          out6[i0] = acc6;
           // one loop nest over [16,128] for nodes 7, 8, 9
-          #pragma omp simd
-          for (int64_t i1 = 0; i1 < 128; ++i1) {
-            // node 7: broadcast axes[3] %s8 -> %s9
-            const float v7 = in7_0[i0];
-            // node 8: ew.div %s7, %s10 -> %s11
-            const float v8 = (in8_0[i0*128 + i1] * (1.0f / v7));
-            // node 9: move %s11 -> %s12
-            const float v9 = v8;
-            out9[i0*128 + i1] = v9;
+          if (pipe0 >= 2 && pipe0 < 18) {
+            const int64_t i0 = pipe0 - 2;
+            #pragma omp simd
+            for (int64_t i1 = 0; i1 < 128; ++i1) {
+              // node 7: broadcast axes[3] %s8 -> %s9
+              const float v7 = in7_0[i0];
+              // node 8: ew.div %s7, %s10 -> %s11
+              const float v8 = (in8_0[i0*128 + i1] * (1.0f / v7));
+              // node 9: move %s11 -> %s12
+              const float v9 = v8;
+              out9[i0*128 + i1] = v9;
+            }
           }
         }
       }
