@@ -787,7 +787,7 @@ void emitGroupLoops(CodeWriter& w, const EmitContext& c, const LoopGroup& grp, s
 // runs its k-th loop nest on row `pipe0 - k`, so one iteration's nests work on different rows and
 // depend on nothing of one another. A row's passes are a chain (softmax's max, then exp and sum, then
 // the divide), and each pass ends in a horizontal reduction and a division that the next must wait for;
-// row after row those waits were a tenth of Softmax 32x16x256x256's time on AVX2. Legal for every band:
+// row after row those waits cost Softmax 32x16x256x256 up to a tenth of its time on AVX2. Legal for every band:
 // members share data only within one row's cell (bandPartitions), and row r's k-th nest still runs
 // after every earlier nest of rows up to r. Short rows only: the rows in flight stay in L1.
 constexpr int64_t kPipelinedRowFloats = 512;
@@ -851,9 +851,10 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
     emitPhaseSplits(w, c, *grp, buffers);
     declarePointers(w, c, *grp, buffers);
   }
+  // The rows each member prefetches as it goes: the last one's as above, the others their own long rows.
+  auto prefetchRowsOf = [&](const LoopGroup* grp) { return grp == band.back() ? rowsOf(grp) : longNextUnitRows(c, *grp, depth); };
   if (pipelinesRows(c, band, depth, buffers)) {
-    emitRowPipeline(w, c, band, buffers, [&](const LoopGroup* grp) { return grp == band.back() ? rowsOf(grp) : longNextUnitRows(c, *grp, depth); },
-                    rows.segmentedSums);
+    emitRowPipeline(w, c, band, buffers, prefetchRowsOf, rows.segmentedSums);
     w.close();
     return;
   }
@@ -861,7 +862,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
     emitNextUnitPrefetch(w, c, band, depth);
     for (const LoopGroup* grp : band) {
       w.line(groupHeading(*grp));
-      emitGroupLoops(w, c, *grp, depth, buffers, grp == band.back() ? rowsOf(grp) : longNextUnitRows(c, *grp, depth), rows.segmentedSums);
+      emitGroupLoops(w, c, *grp, depth, buffers, prefetchRowsOf(grp), rows.segmentedSums);
     }
   });
   w.close();
