@@ -202,6 +202,7 @@ TEST_CASE("a band pipelines its rows only where they are short and at least four
     auto check = checkAgainstInterpreter(g, *k, 7);
     REQUIRE(check);
     CHECK(check->close);
+    test::requireCountsModelledBytes(g);  // each row's input read once, its output written once, as modelled
   }
 }
 
