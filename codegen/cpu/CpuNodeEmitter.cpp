@@ -803,7 +803,7 @@ bool pipelinesRows(const EmitContext& c, const std::vector<const LoopGroup*>& ba
 }
 
 void emitRowPipeline(CodeWriter& w, const EmitContext& c, const std::vector<const LoopGroup*>& band, const StageBuffers& buffers,
-                     const std::function<std::vector<NextUnitRow>(const LoopGroup*)>& prefetchRowsOf, bool segmentedSums) {
+                     const std::function<std::vector<NextUnitRow>(const LoopGroup*)>& prefetchRowsOf) {
   int64_t rows = band.front()->extents[0], stages = static_cast<int64_t>(band.size());
   w.line("// rows in a pipeline: loop nest k works on row pipe0 - k (docs/cpu.md, \"Row pipelines\")");
   w.open("for (int64_t pipe0 = 0; pipe0 < " + intLiteral(rows + stages - 1) + "; ++pipe0)");
@@ -814,7 +814,8 @@ void emitRowPipeline(CodeWriter& w, const EmitContext& c, const std::vector<cons
     w.open(k == 0 ? "if (pipe0 < " + intLiteral(rows) + ")" : "if (pipe0 >= " + lag + " && pipe0 < " + intLiteral(rows + k) + ")");
     w.line(k == 0 ? "const int64_t i0 = pipe0;" : "const int64_t i0 = pipe0 - " + lag + ";");
     if (k == 0) emitNextUnitPrefetch(w, c, band, 1);
-    emitGroupLoops(w, c, *grp, 1, buffers, prefetchRowsOf(grp), segmentedSums);
+    // A band of several nests never reads its sums in segments (assignRowPrefetch: one loop nest only).
+    emitGroupLoops(w, c, *grp, 1, buffers, prefetchRowsOf(grp), false);
     w.close();
   }
   w.close();
@@ -854,7 +855,7 @@ void emitLoopBand(CodeWriter& w, const EmitContext& c, const std::vector<const L
   // The rows each member prefetches as it goes: the last one's as above, the others their own long rows.
   auto prefetchRowsOf = [&](const LoopGroup* grp) { return grp == band.back() ? rowsOf(grp) : longNextUnitRows(c, *grp, depth); };
   if (pipelinesRows(c, band, depth, buffers)) {
-    emitRowPipeline(w, c, band, buffers, prefetchRowsOf, rows.segmentedSums);
+    emitRowPipeline(w, c, band, buffers, prefetchRowsOf);
     w.close();
     return;
   }
