@@ -38,7 +38,8 @@ std::string islTouches(const MemorySlice& s, UnitDomain d, const std::string& u,
 IslContext::IslContext() : raw_(isl_ctx_alloc()) {
   isl_options_set_on_error(raw_, ISL_ON_ERROR_CONTINUE);
   // Integer-set questions can blow up on some quasi-affine forms: past this many isl operations the
-  // check stops with an error (inconclusive) rather than running for minutes (docs/gir.md).
+  // check stops with an error (inconclusive) rather than running for minutes (docs/gir.md). The
+  // count runs until a caller resets it: the memory-model checker gives each buffer its own budget.
   isl_ctx_set_max_operations(raw_, kIslMaxOperations);
 }
 
