@@ -9,10 +9,14 @@ MatchContext::~MatchContext() = default;
 
 bool MatchContext::fitsAtLevel(const std::string& level, BufferId candidate, int64_t candidateBytes) const {
   if (!fits_ || fitsVersion_ != g_.editVersion) {
-    fits_ = std::make_unique<FitProfile>(g_, ud_);
+    fits_ = std::make_unique<FitProfile>(g_, ud_, &footprints_);
     fitsVersion_ = g_.editVersion;
   }
   return fits_->fits(level, candidate, candidateBytes);
+}
+
+bool MatchContext::staysWithinScope(BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) const {
+  return footprints_.staysWithinScope(g_, ud_, buffer, scope, maxElementsPerInstance);
 }
 
 }  // namespace gir

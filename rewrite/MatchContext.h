@@ -36,6 +36,10 @@ class MatchContext {
   // call while the graph's editVersion stays the same; the answers are fitsAtLevel's.
   bool fitsAtLevel(const std::string& level, BufferId candidate, int64_t candidateBytes) const;
 
+  // staysWithinScope (SliceAnalysis.h), its answers kept across edits where the buffer's accesses
+  // did not change (ScopeFootprints): the answers are staysWithinScope's.
+  bool staysWithinScope(BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) const;
+
   // Refusals are recorded only into a log the caller gives; a rule asks `recordsRefusals()` before it
   // spends anything on building a reason.
   void recordRefusalsIn(std::vector<MatchRefusal>* log) { refusals_ = log; }
@@ -47,6 +51,7 @@ class MatchContext {
  private:
   const Graph& g_;
   const UseDef& ud_;
+  mutable ScopeFootprints footprints_;        // across versions of g_
   mutable std::unique_ptr<FitProfile> fits_;  // of g_ at fitsVersion_
   mutable uint64_t fitsVersion_ = 0;
   std::vector<MatchRefusal>* refusals_ = nullptr;

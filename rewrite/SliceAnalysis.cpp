@@ -139,16 +139,48 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
   return true;
 }
 
+bool ScopeFootprints::staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) {
+  key_.assign({g.units, g.unitsPerBlock, g.buffer(buffer).numel()});
+  if (buffer.value < ud.slicesOfBuffer.size())
+    for (SliceId s : ud.slicesOfBuffer[buffer.value]) {
+      const MemorySlice& sl = g.slice(s);
+      if (sl.erased) continue;
+      key_.insert(key_.end(), {-1, sl.offset.constant(), static_cast<int64_t>(sl.offset.terms().size()), static_cast<int64_t>(sl.shape.size())});
+      for (const UnitTerm& t : sl.offset.terms()) key_.insert(key_.end(), {static_cast<int64_t>(t.kind), t.divisor, t.coeff});
+      key_.insert(key_.end(), sl.shape.begin(), sl.shape.end());
+      key_.insert(key_.end(), sl.strides.begin(), sl.strides.end());
+      for (const auto* users : {&ud.writers[s.value], &ud.readers[s.value]}) {
+        key_.push_back(-2);
+        for (NodeId n : *users) {
+          if (g.node(n).isSync()) continue;
+          UnitDomain d = g.domainOf(g.node(n));
+          key_.insert(key_.end(), {d.begin, d.end});
+        }
+      }
+    }
+  size_t at = static_cast<size_t>(buffer.value) * 4 + static_cast<size_t>(scope);
+  if (answers_.size() <= at) answers_.resize(at + 1);
+  Answer& a = answers_[at];
+  if (a.key != key_) {
+    a.key = key_;
+    a.stays = gir::staysWithinScope(g, ud, buffer, scope, a.maxElements);
+  }
+  maxElementsPerInstance = a.maxElements;
+  return a.stays;
+}
+
 namespace {
 
 // Every live buffer's footprint per instance at `level` (its per-instance elements when it stays
 // within the level's scope, else all of it), indexed by buffer.
-std::vector<int64_t> bytesAtLevel(const Graph& g, const UseDef& ud, const LevelDecl& l) {
+std::vector<int64_t> bytesAtLevel(const Graph& g, const UseDef& ud, const LevelDecl& l, ScopeFootprints* footprints) {
   std::vector<int64_t> bytes(g.buffers().size(), 0);
   for (uint32_t b = 0; b < g.buffers().size(); ++b) {
     if (g.buffers()[b].erased || g.buffers()[b].level != l.name) continue;
     int64_t maxElems = 0;
-    bytes[b] = staysWithinScope(g, ud, BufferId(b), l.scope, maxElems) ? maxElems * 4 : g.buffers()[b].numel() * 4;
+    bool stays = footprints ? footprints->staysWithinScope(g, ud, BufferId(b), l.scope, maxElems)
+                            : staysWithinScope(g, ud, BufferId(b), l.scope, maxElems);
+    bytes[b] = stays ? maxElems * 4 : g.buffers()[b].numel() * 4;
   }
   return bytes;
 }
@@ -163,9 +195,10 @@ struct LevelProfile {
 };
 
 struct FitProfile::Impl {
-  Impl(const Graph& graph, const UseDef& useDef) : g(graph), ud(useDef) {}
+  Impl(const Graph& graph, const UseDef& useDef, ScopeFootprints* f) : g(graph), ud(useDef), footprints(f) {}
   const Graph& g;
   const UseDef& ud;
+  ScopeFootprints* footprints;
   bool scheduled = false;
   bool acyclic = false;
   size_t positions = 0;
@@ -187,7 +220,7 @@ struct FitProfile::Impl {
   const LevelProfile& profile(const LevelDecl& l) {
     auto it = levels.find(l.name);
     if (it != levels.end()) return it->second;
-    LevelProfile p{bytesAtLevel(g, ud, l), std::vector<int64_t>(positions + 1, 0)};
+    LevelProfile p{bytesAtLevel(g, ud, l, footprints), std::vector<int64_t>(positions + 1, 0)};
     for (uint32_t b = 0; b < g.buffers().size(); ++b) {
       if (g.buffers()[b].erased || g.buffers()[b].level != l.name || intervals[b].first < 0) continue;
       p.live[static_cast<size_t>(intervals[b].first)] += p.bytes[b];
@@ -214,7 +247,7 @@ struct FitProfile::Impl {
   }
 };
 
-FitProfile::FitProfile(const Graph& g, const UseDef& ud) : impl_(std::make_unique<Impl>(g, ud)) {}
+FitProfile::FitProfile(const Graph& g, const UseDef& ud, ScopeFootprints* footprints) : impl_(std::make_unique<Impl>(g, ud, footprints)) {}
 
 FitProfile::~FitProfile() = default;
 
@@ -229,7 +262,7 @@ bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, Buf
   if (!l || l->capacityBytes <= 0) return true;
   auto order = topologicalOrder(g);
   if (!order) return false;
-  std::vector<int64_t> bytes = bytesAtLevel(g, ud, *l);
+  std::vector<int64_t> bytes = bytesAtLevel(g, ud, *l, nullptr);
   bytes[candidate.value] = candidateBytes;
   return peakLiveBytes(g, bufferLiveIntervals(g, *order), level, bytes, candidate).bytes <= l->capacityBytes;
 }
@@ -240,7 +273,7 @@ bool fitsCapacities(const Graph& g, std::string* why) {
   std::vector<int64_t> bytes(g.buffers().size(), 0);
   for (const LevelDecl& l : g.levels) {
     if (l.scope == Scope::Device || l.capacityBytes <= 0) continue;
-    auto at = bytesAtLevel(g, ud, l);
+    auto at = bytesAtLevel(g, ud, l, nullptr);
     for (size_t b = 0; b < bytes.size(); ++b) bytes[b] += at[b];
   }
   // The checker's own words (capacityFindings): the level, the bytes per instance against its

@@ -35,6 +35,25 @@ int64_t instanceOf(const Graph& g, Scope scope, int64_t unit);
 // Fills `maxElementsPerInstance` with the largest number of elements one instance touches.
 bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
 
+// staysWithinScope's answers kept across edits of a graph: each is keyed by everything it reads (the
+// units and block size, the buffer's size, its live slices in use-def order and the domains of the
+// non-sync nodes touching them), so an edit elsewhere keeps it and an edit of the buffer's accesses
+// makes it be computed again. The greedy optimizer's capacity checks asked it for every buffer of a
+// level after every step (docs/scale.md, "Plan time").
+class ScopeFootprints {
+ public:
+  bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
+
+ private:
+  struct Answer {
+    std::vector<int64_t> key;
+    bool stays = false;
+    int64_t maxElements = 0;
+  };
+  std::vector<Answer> answers_;  // by buffer * 4 + scope
+  std::vector<int64_t> key_;
+};
+
 // Would `candidate` (footprint `candidateBytes` per instance) fit at `level` next to the buffers
 // live at the same time? Judged at the peak of live bytes over the topological schedule.
 bool fitsAtLevel(const Graph& g, const UseDef& ud, const std::string& level, BufferId candidate, int64_t candidateBytes);
@@ -50,7 +69,8 @@ bool fitsCapacities(const Graph& g, std::string* why = nullptr);
 // do N whole-graph analyses (0.4 s at 1,000 nodes). Answers are those fitsAtLevel gives.
 class FitProfile {
  public:
-  FitProfile(const Graph& g, const UseDef& ud);
+  // `footprints` (optional, not owned) answers staysWithinScope across profiles of one graph.
+  FitProfile(const Graph& g, const UseDef& ud, ScopeFootprints* footprints = nullptr);
   ~FitProfile();
   FitProfile(const FitProfile&) = delete;
   FitProfile& operator=(const FitProfile&) = delete;

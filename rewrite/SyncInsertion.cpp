@@ -46,7 +46,7 @@ std::string promotionLevel(const MatchContext& ctx, BufferId b, Scope s) {
   const LevelDecl* current = g.level(buf.level);
   if (!target || !current || target->name == current->name || !scopeCovers(current->scope, target->scope)) return "";
   int64_t maxElems = 0;
-  if (!staysWithinScope(g, ctx.useDef(), b, target->scope, maxElems)) return "";
+  if (!ctx.staysWithinScope(b, target->scope, maxElems)) return "";
   if (!ctx.fitsAtLevel(target->name, b, maxElems * 4)) return "";
   return target->name;
 }
