@@ -65,18 +65,29 @@ void validate(const compute::Graph& g, const compute::Subgraph& sub, const Hardw
   r.checkMethod = check->method;
 }
 
-Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const HardwareDesc& hw,
-                                 const std::string& name, const PlanRequest& req) {
+// A baseline planner's plan and its kernel groups, before lowering.
+struct BaselineGroups {
+  Plan plan;
+  KernelGroups groups;
+};
+
+Expected<BaselineGroups> baselineGroups(const compute::Graph& g, const compute::Subgraph& sub, const PlanProblem& p, const std::string& name) {
   auto plan = runBaselinePlanner(name, p);
   if (!plan) return plan.takeError();
+  KernelGroups groups = planGroups(g, sub, p, *plan);
+  return BaselineGroups{std::move(*plan), std::move(groups)};
+}
+
+Expected<PlannerResult> baseline(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const std::string& name,
+                                 const BaselineGroups& b, const PlanRequest& req) {
   PlannerResult r;
   r.planner = name;
   SearchOptions search = req.search;
   search.oneKernel = true;
   search.memo = req.memos ? req.memos->of(name) : nullptr;
-  auto lowered = lowerPartition(g, sub, hw, planGroups(g, sub, p, *plan), search);
+  auto lowered = lowerPartition(g, sub, hw, b.groups, search);
   if (!lowered) return makeError(name + " plan: " + reasonOf(lowered.error()));
-  r.analytic = std::move(*plan);
+  r.analytic = b.plan;
   r.lowered = std::move(*lowered);
   return r;
 }
@@ -171,16 +182,48 @@ Expected<SubgraphPlans> planOrSayWhich(const compute::Graph& g, const compute::S
   std::vector<std::string> baselineNames;
   for (const std::string& name : baselinePlannerNames())
     if (asked(name) || (asked("gir") && !anyBaselineAsked && (name == "xla" || name == "tvm"))) baselineNames.push_back(name);
+  // Baselines whose groups are equal (xla and tvm agree on half of EfficientNet-B0's subgraphs) are
+  // lowered and checked once, with the same search options but the memo, which only saves time:
+  // the first of them does it, checked when any of them is asked for, and the others copy its
+  // lowering and verdict with their own analytic plan.
+  std::vector<Expected<BaselineGroups>> planned;
+  std::vector<size_t> sameAs(baselineNames.size());
+  for (size_t i = 0; i < baselineNames.size(); ++i) {
+    planned.push_back(baselineGroups(g, sub, *p, baselineNames[i]));
+    sameAs[i] = i;
+    for (size_t j = 0; j < i && sameAs[i] == i; ++j)
+      if (planned[i] && planned[j] && planned[i]->groups == planned[j]->groups) sameAs[i] = j;
+  }
   std::vector<std::optional<Expected<PlannerResult>>> made(baselineNames.size());
   std::optional<Expected<LoweredPlan>> whole;
   std::vector<std::function<void()>> tasks;
   if (asked("gir")) tasks.push_back([&] { whole = wholeSubgraph(g, sub, hw, request); });
-  for (size_t i = 0; i < baselineNames.size(); ++i)
-    tasks.push_back([&, i] {
-      made[i] = baseline(g, sub, *p, hw, baselineNames[i], request);
-      if (*made[i] && request.validate && asked(baselineNames[i])) validate(g, sub, hw, request, **made[i]);
+  for (size_t i = 0; i < baselineNames.size(); ++i) {
+    if (sameAs[i] != i) continue;
+    bool check = false;
+    for (size_t k = 0; k < baselineNames.size(); ++k) check = check || (sameAs[k] == i && asked(baselineNames[k]));
+    tasks.push_back([&, i, check] {
+      if (!planned[i]) {
+        made[i] = planned[i].error();
+        return;
+      }
+      made[i] = baseline(g, sub, hw, baselineNames[i], *planned[i], request);
+      if (*made[i] && request.validate && check) validate(g, sub, hw, request, **made[i]);
     });
+  }
   runSideBySide(tasks, request.search.threads);
+  for (size_t i = 0; i < baselineNames.size(); ++i) {
+    if (sameAs[i] == i) continue;
+    const Expected<PlannerResult>& first = *made[sameAs[i]];
+    if (!first) {  // its lowering failed: the same reason, under this planner's name
+      std::string prefix = baselineNames[sameAs[i]] + " plan: ", reason = reasonOf(first.error());
+      made[i] = makeError(baselineNames[i] + " plan: " + (reason.rfind(prefix, 0) == 0 ? reason.substr(prefix.size()) : reason));
+      continue;
+    }
+    made[i] = first;
+    (*made[i])->planner = baselineNames[i];
+    (*made[i])->analytic = planned[i]->plan;
+  }
   std::vector<PlannerResult> baselines, extraPartitions;
   std::optional<Diagnostic> baselineError;  // the first baseline asked for that has no plan
   for (size_t i = 0; i < baselineNames.size(); ++i) {

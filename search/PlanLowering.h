@@ -39,6 +39,7 @@ struct KernelGroups {
   std::vector<std::vector<compute::OpId>> ops;
   std::vector<std::vector<compute::TensorId>> exports;
   std::vector<std::vector<OpTemplate>> templates;
+  bool operator==(const KernelGroups&) const = default;
 };
 
 Expected<LoweredPlan> lowerPartition(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw,

@@ -97,3 +97,37 @@ TEST_CASE("a search that stops inside a batch takes exactly the candidates the o
     CHECK(searchWith(threads) == one);
   }
 }
+
+TEST_CASE("a baseline whose kernel groups equal another's is lowered and checked once, and reads as if planned alone", "[search]") {
+  // Where xla and tvm group a subgraph alike, planModel lowers and checks the groups once and copies
+  // the result: it must read exactly as the planner's own run without the other (its name, its
+  // analytic plan, the same GIR-Graph and verdict).
+  auto s = test::preprocessedScenario("transformer_block");
+  auto planWithPlanners = [&](std::vector<std::string> planners) {
+    search::PlanRequest request;
+    request.planners = std::move(planners);
+    auto plans = search::planModel(s.model, s.pre, s.hw, request);
+    INFO((plans ? "" : plans.error().str()));
+    REQUIRE(plans);
+    return std::move(*plans);
+  };
+  auto both = planWithPlanners({"xla", "tvm"});
+  auto alone = planWithPlanners({"tvm"});
+  REQUIRE(both.size() == alone.size());
+  int shared = 0;
+  for (size_t i = 0; i < both.size(); ++i) {
+    INFO("subgraph " << i);
+    const auto* xla = both[i].find("xla");
+    const auto* tvm = both[i].find("tvm");
+    const auto* tvmAlone = alone[i].find("tvm");
+    REQUIRE((xla && tvm && tvmAlone));
+    CHECK(summary(*tvm) == summary(*tvmAlone));
+    REQUIRE((tvm->analytic && tvmAlone->analytic));
+    CHECK(tvm->analytic->planner == "tvm");
+    CHECK(tvm->analytic->totals.dramBytes() == tvmAlone->analytic->totals.dramBytes());
+    CHECK(tvm->analytic->kernels.size() == tvmAlone->analytic->kernels.size());
+    CHECK(tvm->checked == tvmAlone->checked);
+    shared += printGraph(xla->lowered.lowered.gir) == printGraph(tvm->lowered.lowered.gir);
+  }
+  CHECK(shared >= 3);
+}
