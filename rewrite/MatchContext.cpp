@@ -15,6 +15,18 @@ bool MatchContext::fitsAtLevel(const std::string& level, BufferId candidate, int
   return fits_->fits(level, candidate, candidateBytes);
 }
 
+std::optional<int64_t> MatchContext::recall(uint64_t slot, const std::vector<int64_t>& key) const {
+  auto it = answers_.find(slot);
+  if (it == answers_.end() || it->second.first != key) return std::nullopt;
+  return it->second.second;
+}
+
+void MatchContext::remember(uint64_t slot, const std::vector<int64_t>& key, int64_t answer) const {
+  auto& kept = answers_[slot];
+  kept.first = key;
+  kept.second = answer;
+}
+
 bool MatchContext::staysWithinScope(BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) const {
   return footprints_.staysWithinScope(g_, ud_, buffer, scope, maxElementsPerInstance);
 }

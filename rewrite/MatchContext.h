@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,13 @@ class MatchContext {
   // did not change (ScopeFootprints): the answers are staysWithinScope's.
   bool staysWithinScope(BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) const;
 
+  // Answers a rule derives from an element-level walk, kept across edits: each is stored with the
+  // key of everything the walk read (appendAccessKey and the rule's own facts, led by a tag naming
+  // the question), and recalled only for an equal key. `slot` is where the answer is kept (a node
+  // and a buffer); the key, not the slot, decides whether it still holds.
+  std::optional<int64_t> recall(uint64_t slot, const std::vector<int64_t>& key) const;
+  void remember(uint64_t slot, const std::vector<int64_t>& key, int64_t answer) const;
+
   // Refusals are recorded only into a log the caller gives; a rule asks `recordsRefusals()` before it
   // spends anything on building a reason.
   void recordRefusalsIn(std::vector<MatchRefusal>* log) { refusals_ = log; }
@@ -52,6 +61,7 @@ class MatchContext {
   const Graph& g_;
   const UseDef& ud_;
   mutable ScopeFootprints footprints_;        // across versions of g_
+  mutable std::unordered_map<uint64_t, std::pair<std::vector<int64_t>, int64_t>> answers_;  // recall/remember
   mutable std::unique_ptr<FitProfile> fits_;  // of g_ at fitsVersion_
   mutable uint64_t fitsVersion_ = 0;
   std::vector<MatchRefusal>* refusals_ = nullptr;

@@ -139,25 +139,30 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
   return true;
 }
 
+void appendAccessKey(const Graph& g, const UseDef& ud, SliceId s, std::vector<int64_t>& key) {
+  const MemorySlice& sl = g.slice(s);
+  key.insert(key.end(), {-1, sl.offset.constant(), static_cast<int64_t>(sl.offset.terms().size()), static_cast<int64_t>(sl.shape.size())});
+  for (const UnitTerm& t : sl.offset.terms()) key.insert(key.end(), {static_cast<int64_t>(t.kind), t.divisor, t.coeff});
+  key.insert(key.end(), sl.shape.begin(), sl.shape.end());
+  key.insert(key.end(), sl.strides.begin(), sl.strides.end());
+  for (const auto* users : {&ud.writers[s.value], &ud.readers[s.value]}) {
+    key.push_back(-2);
+    for (NodeId n : *users) {
+      if (g.node(n).isSync()) {
+        key.push_back(-3);
+        continue;
+      }
+      UnitDomain d = g.domainOf(g.node(n));
+      key.insert(key.end(), {d.begin, d.end});
+    }
+  }
+}
+
 bool ScopeFootprints::staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) {
   key_.assign({g.units, g.unitsPerBlock, g.buffer(buffer).numel()});
   if (buffer.value < ud.slicesOfBuffer.size())
-    for (SliceId s : ud.slicesOfBuffer[buffer.value]) {
-      const MemorySlice& sl = g.slice(s);
-      if (sl.erased) continue;
-      key_.insert(key_.end(), {-1, sl.offset.constant(), static_cast<int64_t>(sl.offset.terms().size()), static_cast<int64_t>(sl.shape.size())});
-      for (const UnitTerm& t : sl.offset.terms()) key_.insert(key_.end(), {static_cast<int64_t>(t.kind), t.divisor, t.coeff});
-      key_.insert(key_.end(), sl.shape.begin(), sl.shape.end());
-      key_.insert(key_.end(), sl.strides.begin(), sl.strides.end());
-      for (const auto* users : {&ud.writers[s.value], &ud.readers[s.value]}) {
-        key_.push_back(-2);
-        for (NodeId n : *users) {
-          if (g.node(n).isSync()) continue;
-          UnitDomain d = g.domainOf(g.node(n));
-          key_.insert(key_.end(), {d.begin, d.end});
-        }
-      }
-    }
+    for (SliceId s : ud.slicesOfBuffer[buffer.value])
+      if (!g.slice(s).erased) appendAccessKey(g, ud, s, key_);
   size_t at = static_cast<size_t>(buffer.value) * 4 + static_cast<size_t>(scope);
   if (answers_.size() <= at) answers_.resize(at + 1);
   Answer& a = answers_[at];

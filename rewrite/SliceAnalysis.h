@@ -35,6 +35,11 @@ int64_t instanceOf(const Graph& g, Scope scope, int64_t unit);
 // Fills `maxElementsPerInstance` with the largest number of elements one instance touches.
 bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
 
+// The facts about slice `s` that element-level answers read, appended to `key`: its pattern, then
+// the domain of each node that writes it and of each that reads it (a sync as a marker). Two graphs
+// with equal keys for a question's slices give that question the same answer.
+void appendAccessKey(const Graph& g, const UseDef& ud, SliceId s, std::vector<int64_t>& key);
+
 // staysWithinScope's answers kept across edits of a graph: each is keyed by everything it reads (the
 // units and block size, the buffer's size, its live slices in use-def order and the domains of the
 // non-sync nodes touching them), so an edit elsewhere keeps it and an edit of the buffer's accesses

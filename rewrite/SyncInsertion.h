@@ -18,6 +18,9 @@ class SyncInsertion : public RewriteRule {
   // The exchange analysis (the TVM-style planner half): scope needed for buffer `b` across sync `s`.
   // nullopt when some element read after the sync was not written before it.
   static std::optional<Scope> neededScope(const Graph& g, const UseDef& ud, NodeId sync, BufferId b);
+  // The same answer, recalled from `ctx` where the sync's slices of `b`, their writers and readers,
+  // and the unit layout are what they were when it was last answered there (MatchContext::recall).
+  static std::optional<Scope> neededScope(const MatchContext& ctx, NodeId sync, BufferId b);
 };
 
 }  // namespace gir
