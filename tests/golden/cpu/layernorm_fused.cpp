@@ -70,8 +70,9 @@ long long girBytesTotal = 0;
 #define GIR_COUNT(n) (girBytes += (n))
 #endif
 
-// Fused multiply-add where the machine has one (the generated source is built with -std=c++20, which
-// does not contract a * b + c); elsewhere the plain expression, as before.
+// Fused multiply-add where the machine has one, spelled out so that these functions round the same
+// whatever the compiler contracts (GCC contracts a * b + c in C++ even at -std=c++20; docs/cpu.md);
+// elsewhere the plain expression, as before.
 #ifdef __FMA__
 #define GIR_FMA(a, b, c) std::fma(a, b, c)
 #else
