@@ -41,8 +41,8 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
 void appendAccessKey(const Graph& g, const UseDef& ud, SliceId s, std::vector<int64_t>& key);
 
 // staysWithinScope's answers kept across edits of a graph: each is keyed by everything it reads (the
-// units and block size, the buffer's size, its live slices in use-def order and the domains of the
-// non-sync nodes touching them), so an edit elsewhere keeps it and an edit of the buffer's accesses
+// units and block size, the buffer's size, and appendAccessKey of its live slices in use-def order),
+// so an edit elsewhere keeps it and an edit of the buffer's accesses
 // makes it be computed again. The greedy optimizer's capacity checks asked it for every buffer of a
 // level after every step (docs/scale.md, "Plan time").
 class ScopeFootprints {
