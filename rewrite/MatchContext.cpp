@@ -15,17 +15,9 @@ bool MatchContext::fitsAtLevel(const std::string& level, BufferId candidate, int
   return fits_->fits(level, candidate, candidateBytes);
 }
 
-std::optional<int64_t> MatchContext::recall(uint64_t slot, const std::vector<int64_t>& key) const {
-  auto it = answers_.find(slot);
-  if (it == answers_.end() || it->second.first != key) return std::nullopt;
-  return it->second.second;
-}
+std::optional<int64_t> MatchContext::recall(uint64_t slot, const std::vector<int64_t>& key) const { return answers_.recall(slot, key); }
 
-void MatchContext::remember(uint64_t slot, const std::vector<int64_t>& key, int64_t answer) const {
-  auto& kept = answers_[slot];
-  kept.first = key;
-  kept.second = answer;
-}
+void MatchContext::remember(uint64_t slot, const std::vector<int64_t>& key, int64_t answer) const { answers_.remember(slot, key, answer); }
 
 bool MatchContext::staysWithinScope(BufferId buffer, Scope scope, int64_t& maxElementsPerInstance) const {
   return footprints_.staysWithinScope(g_, ud_, buffer, scope, maxElementsPerInstance);

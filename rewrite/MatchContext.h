@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,7 +60,7 @@ class MatchContext {
   const Graph& g_;
   const UseDef& ud_;
   mutable ScopeFootprints footprints_;        // across versions of g_
-  mutable std::unordered_map<uint64_t, std::pair<std::vector<int64_t>, int64_t>> answers_;  // recall/remember
+  mutable KeptAnswers answers_;               // recall/remember
   mutable std::unique_ptr<FitProfile> fits_;  // of g_ at fitsVersion_
   mutable uint64_t fitsVersion_ = 0;
   std::vector<MatchRefusal>* refusals_ = nullptr;

@@ -163,15 +163,27 @@ bool ScopeFootprints::staysWithinScope(const Graph& g, const UseDef& ud, BufferI
   if (buffer.value < ud.slicesOfBuffer.size())
     for (SliceId s : ud.slicesOfBuffer[buffer.value])
       if (!g.slice(s).erased) appendAccessKey(g, ud, s, key_);
-  size_t at = static_cast<size_t>(buffer.value) * 4 + static_cast<size_t>(scope);
-  if (answers_.size() <= at) answers_.resize(at + 1);
-  Answer& a = answers_[at];
-  if (a.key != key_) {
-    a.key = key_;
-    a.stays = gir::staysWithinScope(g, ud, buffer, scope, a.maxElements);
+  uint64_t slot = uint64_t{buffer.value} * 4 + static_cast<uint64_t>(scope);
+  std::optional<int64_t> kept = kept_.recall(slot, key_);
+  if (!kept) {
+    int64_t maxElements = 0;
+    kept = gir::staysWithinScope(g, ud, buffer, scope, maxElements) ? maxElements : -1;
+    kept_.remember(slot, key_, *kept);
   }
-  maxElementsPerInstance = a.maxElements;
-  return a.stays;
+  maxElementsPerInstance = std::max<int64_t>(*kept, 0);
+  return *kept >= 0;
+}
+
+std::optional<int64_t> KeptAnswers::recall(uint64_t slot, const std::vector<int64_t>& key) const {
+  auto it = kept_.find(slot);
+  if (it == kept_.end() || it->second.first != key) return std::nullopt;
+  return it->second.second;
+}
+
+void KeptAnswers::remember(uint64_t slot, const std::vector<int64_t>& key, int64_t answer) {
+  auto& kept = kept_[slot];
+  kept.first = key;
+  kept.second = answer;
 }
 
 namespace {

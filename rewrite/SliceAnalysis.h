@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "core/gir/Graph.h"
@@ -40,6 +42,17 @@ bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope s
 // with equal keys for a question's slices give that question the same answer.
 void appendAccessKey(const Graph& g, const UseDef& ud, SliceId s, std::vector<int64_t>& key);
 
+// Answers kept across edits of a graph: each stored in a slot with the key of everything that went
+// into it, and recalled only for an equal key (the key, not the slot, decides whether it holds).
+class KeptAnswers {
+ public:
+  std::optional<int64_t> recall(uint64_t slot, const std::vector<int64_t>& key) const;
+  void remember(uint64_t slot, const std::vector<int64_t>& key, int64_t answer);
+
+ private:
+  std::unordered_map<uint64_t, std::pair<std::vector<int64_t>, int64_t>> kept_;
+};
+
 // staysWithinScope's answers kept across edits of a graph: each is keyed by everything it reads (the
 // units and block size, the buffer's size, and appendAccessKey of its live slices in use-def order),
 // so an edit elsewhere keeps it and an edit of the buffer's accesses
@@ -50,12 +63,7 @@ class ScopeFootprints {
   bool staysWithinScope(const Graph& g, const UseDef& ud, BufferId buffer, Scope scope, int64_t& maxElementsPerInstance);
 
  private:
-  struct Answer {
-    std::vector<int64_t> key;
-    bool stays = false;
-    int64_t maxElements = 0;
-  };
-  std::vector<Answer> answers_;  // by buffer * 4 + scope
+  KeptAnswers kept_;  // per buffer and scope: the most elements one instance touches, or -1 (not staying)
   std::vector<int64_t> key_;
 };
 

@@ -39,6 +39,8 @@ enum class Time { Before, AtOrAfter };
 // hi - lo < |a|: each element has one unit, and every unit's accesses are its window's, shifted.
 struct UnitWindows {
   int64_t stride = 0, lo = 0, hi = 0;
+  std::set<int64_t> runStarts;  // the first units of the runs that run the same accesses: domain boundaries
+  int64_t accesses = 0;
 };
 
 // A buffer with unit windows is checked by listing them (checkWindows) when its runs of units times
@@ -243,7 +245,7 @@ class SymbolicChecker {
     const auto& ws = writes_[id.value];
     auto windows = unitWindows(touching(id));
     perUnit_ = windows.has_value();
-    if (listable(windows, touching(id))) {
+    if (listable(windows)) {
       checkWindows(b, *windows, rs, ws);
       return;
     }
@@ -270,7 +272,7 @@ class SymbolicChecker {
     std::vector<SymAccess> all = rs;
     all.insert(all.end(), ws.begin(), ws.end());
     std::stable_sort(all.begin(), all.end(), [](const SymAccess& x, const SymAccess& y) { return x.pos != y.pos ? x.pos < y.pos : !x.write && y.write; });
-    std::set<int64_t> starts = runStarts(all);
+    const std::set<int64_t>& starts = w.runStarts;
     std::set<std::tuple<int, int, int>> reported;  // (kind, first position, second position)
     auto once = [&](FindingKind k, int first, int second) { return reported.insert({static_cast<int>(k), first, second}).second; };
     size_t size = static_cast<size_t>(w.hi - w.lo + 1);
@@ -316,22 +318,11 @@ class SymbolicChecker {
     return written;
   }
 
-  // The first units of the runs of units that run the same accesses: the domains' boundaries.
-  std::set<int64_t> runStarts(const std::vector<SymAccess>& all) const {
-    std::set<int64_t> starts;
-    for (const SymAccess& a : all) {
-      UnitDomain d = g_.domainOf(g_.node(order_[a.pos]));
-      starts.insert(d.begin);
-      starts.insert(d.end);
-    }
-    return starts;
-  }
-
   // Windows that checkWindows lists within kListingSteps.
-  bool listable(const std::optional<UnitWindows>& w, const std::vector<SymAccess>& all) const {
+  static bool listable(const std::optional<UnitWindows>& w) {
     if (!w) return false;
-    int64_t runs = static_cast<int64_t>(runStarts(all).size());
-    return w->hi - w->lo < kListingSteps && runs * (w->hi - w->lo + 1 + static_cast<int64_t>(all.size())) < kListingSteps;
+    int64_t runs = static_cast<int64_t>(w->runStarts.size());
+    return w->hi - w->lo < kListingSteps && runs * (w->hi - w->lo + 1 + w->accesses) < kListingSteps;
   }
 
   // Units of the access write pairwise disjoint elements: then each element has one writing unit,
@@ -394,7 +385,7 @@ class SymbolicChecker {
     auto windows = unitWindows(ws);
     perUnit_ = windows.has_value();
     bool covered = false;
-    if (listable(windows, ws)) covered = checkWindows(b, *windows, {}, ws) == b.numel();
+    if (listable(windows)) covered = checkWindows(b, *windows, {}, ws) == b.numel();
     else if (!(ws.size() == 1 && unitDisjoint(ws[0]))) checkWriteConflicts(b, ws);
     if (b.role != BufferRole::Input && !covered) {
       std::vector<SymAccess> unsure = readsNotSurelyWritten(b, rs, ws);
@@ -502,7 +493,12 @@ class SymbolicChecker {
       hi = std::max(hi, last - coeff * u);
     }
     if (hi - lo >= std::abs(coeff)) return std::nullopt;
-    return UnitWindows{coeff, lo, hi};
+    UnitWindows w{coeff, lo, hi, {}, static_cast<int64_t>(all.size())};
+    for (const SymAccess& a : all) {
+      UnitDomain d = g_.domainOf(g_.node(order_[a.pos]));
+      w.runStarts.insert({d.begin, d.end});
+    }
+    return w;
   }
 
   // An element touched by two instances; the witness names its first toucher, as the element-level
