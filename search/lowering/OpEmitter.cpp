@@ -22,6 +22,7 @@ class UnitEmitter {
     if (splitsReduction(s, b))
       if (auto g = reductionGroups(s, b)) groups_ = std::move(*g);  // TemplateState checked the groups
     byIndex_ = combinedByIndex(groups_);
+    for (const auto& w : s_.writes) liveTensor_.push_back(!ctx_.live || ctx_.live(w.tensor));  // asked once, not per unit
   }
 
   // Unit u's programs, one per phase (empty when the unit has no box or nothing to write).
@@ -144,9 +145,9 @@ class UnitEmitter {
     p_.node(MovePayload{}, toDram ? std::vector<int>{reg} : std::vector<int>{mem}, toDram ? std::vector<int>{mem} : std::vector<int>{reg});
   }
 
-  bool liveWrite(const TensorAccess& w) const { return (!ctx_.live || ctx_.live(w.tensor)) && clipToRegion(b_, u_, w); }
+  bool liveWrite(size_t w) const { return liveTensor_[w] && meetsRegion(b_, u_, s_.writes[w]); }
   bool writesSomething() const {
-    for (const auto& w : s_.writes)
+    for (size_t w = 0; w < s_.writes.size(); ++w)
       if (liveWrite(w)) return true;
     return false;
   }
@@ -185,14 +186,14 @@ class UnitEmitter {
     int box = regSlice("box", b_.ext);
     for (size_t r = 0; r < s_.reads.size(); ++r) {
       const TensorAccess& a = s_.reads[r];
-      if (!clipToRegion(b_, u_, a)) continue;
+      if (!meetsRegion(b_, u_, a)) continue;
       bool varies = true;
       for (size_t d = 0; d < s_.dims.size(); ++d) varies = varies && (a.coeff[d] != 0 || b_.ext[d] == 1);
       if (varies) movePiece(box, a, false);
       else loadAs(r, all(), box);  // a broadcast: its only input covers the whole space
     }
-    for (const auto& w : s_.writes)
-      if (liveWrite(w)) movePiece(box, w, true);
+    for (size_t w = 0; w < s_.writes.size(); ++w)
+      if (liveWrite(w)) movePiece(box, s_.writes[w], true);
   }
 
   void elementwise() {
@@ -480,6 +481,7 @@ class UnitEmitter {
   std::vector<std::optional<ReductionGroup>> groups_;  // a split reduction's groups, per unit
   std::vector<ReductionGroup> byIndex_;                 // combinedByIndex: unit g combines byIndex_[g]
   std::optional<BufferId> scratch_;
+  std::vector<bool> liveTensor_;  // per write: whether its tensor is needed (EmitContext::live)
 };
 
 }  // namespace

@@ -189,6 +189,14 @@ Expected<UnitBoxes> followBoxes(const IterationSpace& s, const TensorAccess& a, 
   return b;
 }
 
+bool meetsRegion(const UnitBoxes& b, int64_t u, const TensorAccess& a) {
+  if (!b.lo[u]) return false;
+  const auto& lo = *b.lo[u];
+  for (size_t d = 0; d < lo.size(); ++d)
+    if (std::min(lo[d] + b.ext[d], a.hi[d]) <= std::max(lo[d], a.lo[d])) return false;
+  return true;
+}
+
 std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> clipToRegion(const UnitBoxes& b, int64_t u, const TensorAccess& a) {
   if (!b.lo[u]) return std::nullopt;
   const auto& lo = *b.lo[u];

@@ -55,6 +55,8 @@ using TensorPlacement = std::vector<std::optional<LinearSlice>>;
 Expected<UnitBoxes> naturalBoxes(const IterationSpace& s, const std::vector<int>& outer, int64_t tile, int64_t tileBefore = 1);
 // The boxes under which access `a` of this op reads, unit by unit, what `placement` holds.
 Expected<UnitBoxes> followBoxes(const IterationSpace& s, const TensorAccess& a, const TensorPlacement& placement);
+// Whether the box of unit u meets the access's region (clipToRegion without building the clip).
+bool meetsRegion(const UnitBoxes& b, int64_t u, const TensorAccess& a);
 // The part of the box of unit u that lies in the access's region (none when empty).
 std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> clipToRegion(const UnitBoxes& b, int64_t u, const TensorAccess& a);
 // The buffer offsets an access touches for unit u (dims where the access does not vary dropped).
