@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
 #include <optional>
 
 #include "core/compute/LibraryFusion.h"
@@ -51,10 +52,38 @@ bool faster(const LoweredPlan& a, const LoweredPlan& b) {
   return a.cost.dramBytes < b.cost.dramBytes;
 }
 
-void validate(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req, PlannerResult& r) {
+// The subgraph's reference values for the checks of its plans: evaluated by the first check that
+// runs its graph element by element, then shared (the baselines' checks run side by side). Plans
+// checked at scale or symbolically never evaluate them.
+class SharedReference {
+ public:
+  SharedReference(const compute::Graph& g, const compute::Subgraph& sub) : g_(g), sub_(sub) {}
+  const Expected<ReferenceValues>& get() {
+    std::call_once(once_, [this] { values_.emplace(referenceValues(g_, sub_, kPlanCheckSeed)); });
+    return *values_;
+  }
+
+ private:
+  const compute::Graph& g_;
+  const compute::Subgraph& sub_;
+  std::once_flag once_;
+  std::optional<Expected<ReferenceValues>> values_;
+};
+
+Expected<PlanCheck> checkPlanOf(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req,
+                              SharedReference& reference, const LoweredPlan& plan) {
+  const LoweredSubgraph& lowered = plan.lowered;
+  if (checkedAtScale(g, sub)) return checkPlanAtScale(g, sub, plan, hw, req.search, kPlanCheckSeed);
+  if (!interpretable(lowered.gir)) return checkPlan(g, sub, lowered, lowered.gir, kPlanCheckSeed);  // symbolic: no values needed
+  const Expected<ReferenceValues>& values = reference.get();
+  if (!values) return values.error();
+  return checkPlan(*values, lowered, lowered.gir);
+}
+
+void validate(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req,
+              SharedReference& reference, PlannerResult& r) {
   r.checked = true;
-  auto check = checkedAtScale(g, sub) ? checkPlanAtScale(g, sub, r.lowered, hw, req.search, 11)
-                                      : checkPlan(g, sub, r.lowered.lowered, r.lowered.lowered.gir, 11);
+  auto check = checkPlanOf(g, sub, hw, req, reference, r.lowered);
   if (!check) {
     r.problem = check.error().str();
     return;
@@ -117,7 +146,7 @@ Expected<LoweredPlan> wholeSubgraph(const compute::Graph& g, const compute::Subg
 // tvm groups made only as starting partitions when those planners were not asked for.
 Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, Expected<LoweredPlan> whole,
                                 const std::vector<PlannerResult>& baselines, const std::vector<PlannerResult>& extraPartitions,
-                                const PlanRequest& req, SearchStats& stats) {
+                                const PlanRequest& req, SharedReference& reference, SearchStats& stats) {
   std::vector<PlannerResult> candidates;
   std::string wholeError;  // reasonOf the whole-subgraph search's error
   if (whole) {
@@ -152,7 +181,7 @@ Expected<PlannerResult> girPlan(const compute::Graph& g, const compute::Subgraph
   for (auto& c : candidates) {
     c.wholeSubgraphError = wholeError;
     if (!req.validate) return c;
-    if (!c.checked) validate(g, sub, hw, req, c);
+    if (!c.checked) validate(g, sub, hw, req, reference, c);
     if (c.valid) return c;
     if (firstProblem.empty()) firstProblem = c.origin + ": " + c.problem;
   }
@@ -194,6 +223,7 @@ Expected<SubgraphPlans> planOrSayWhich(const compute::Graph& g, const compute::S
     for (size_t j = 0; j < i && sameAs[i] == i; ++j)
       if (planned[i] && planned[j] && planned[i]->groups == planned[j]->groups) sameAs[i] = j;
   }
+  SharedReference reference(g, sub);
   std::vector<std::optional<Expected<PlannerResult>>> made(baselineNames.size());
   std::optional<Expected<LoweredPlan>> whole;
   std::vector<std::function<void()>> tasks;
@@ -208,7 +238,7 @@ Expected<SubgraphPlans> planOrSayWhich(const compute::Graph& g, const compute::S
         return;
       }
       made[i] = baseline(g, sub, hw, baselineNames[i], *planned[i], request);
-      if (*made[i] && request.validate && check) validate(g, sub, hw, request, **made[i]);
+      if (*made[i] && request.validate && check) validate(g, sub, hw, request, reference, **made[i]);
     });
   }
   runSideBySide(tasks, request.search.threads);
@@ -241,7 +271,7 @@ Expected<SubgraphPlans> planOrSayWhich(const compute::Graph& g, const compute::S
   // first thing the user is told (not GIR, or GIR but not compared).
   std::optional<PlannerResult> gir;
   if (asked("gir")) {
-    auto r = girPlan(g, sub, hw, std::move(*whole), baselines, extraPartitions, request, out.search);
+    auto r = girPlan(g, sub, hw, std::move(*whole), baselines, extraPartitions, request, reference, out.search);
     if (!r) {
       failedPlanner = "gir";
       return r.takeError();

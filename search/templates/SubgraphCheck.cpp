@@ -15,10 +15,10 @@ namespace gir::search {
 using compute::TensorData;
 using compute::TensorId;
 
-Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, uint64_t seed) {
+Expected<ReferenceValues> referenceValues(const compute::Graph& g, const compute::Subgraph& sub, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mag(0.1, 2.0);
-  std::map<TensorId, TensorData> values;
+  ReferenceValues values;
   for (TensorId t : sub.inputs) {
     const auto& tensor = g.tensor(t);
     TensorData d{tensor.dtype, tensor.dims, {}};
@@ -40,10 +40,24 @@ Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Su
     if (!outs) return outs.takeError();
     for (size_t i = 0; i < op.outputs.size(); ++i) values[op.outputs[i]] = std::move((*outs)[i]);
   }
+  return values;
+}
+
+ReferenceData referenceData(const ReferenceValues& values, const LoweredSubgraph& lowered) {
+  auto floats = [&](TensorId t) {
+    auto it = values.find(t);
+    return it == values.end() ? std::vector<float>{} : std::vector<float>(it->second.values.begin(), it->second.values.end());
+  };
   ReferenceData out;
-  for (const auto& [name, t] : lowered.inputBuffers) out.inputs[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
-  for (const auto& [name, t] : lowered.outputBuffers) out.expected[name] = std::vector<float>(values[t].values.begin(), values[t].values.end());
+  for (const auto& [name, t] : lowered.inputBuffers) out.inputs[name] = floats(t);
+  for (const auto& [name, t] : lowered.outputBuffers) out.expected[name] = floats(t);
   return out;
+}
+
+Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, uint64_t seed) {
+  auto values = referenceValues(g, sub, seed);
+  if (!values) return values.takeError();
+  return referenceData(*values, lowered);
 }
 
 Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
@@ -55,25 +69,39 @@ Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, con
   return SubgraphCheckResult{maxRelativeError(*run, data->expected, 1e-3), data->expected.size()};
 }
 
+namespace {
+
+// A graph too large to run element by element, decided on its affine forms.
+PlanCheck checkSymbolically(const Graph& gir) {
+  PlanCheck out;
+  std::string inconclusive;
+  out.problem = symbolicProblem(gir, inconclusive);
+  out.method = inconclusive.empty() ? "symbolic (too large to run element by element)"
+                                    : "verified only (too large to run element by element; the symbolic memory check was inconclusive: " +
+                                          inconclusive + ")";
+  return out;
+}
+
+}  // namespace
+
 Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
                               uint64_t seed) {
+  if (!interpretable(gir)) return checkSymbolically(gir);
+  auto values = referenceValues(g, sub, seed);
+  if (!values) return values.takeError();
+  return checkPlan(*values, lowered, gir);
+}
+
+PlanCheck checkPlan(const ReferenceValues& reference, const LoweredSubgraph& lowered, const Graph& gir) {
   PlanCheck out;
-  if (!interpretable(gir)) {
-    std::string inconclusive;
-    out.problem = symbolicProblem(gir, inconclusive);
-    out.method = inconclusive.empty() ? "symbolic (too large to run element by element)"
-                                      : "verified only (too large to run element by element; the symbolic memory check was inconclusive: " +
-                                            inconclusive + ")";
-    return out;
-  }
-  auto data = referenceData(g, sub, lowered, seed);
-  if (!data) return data.takeError();
-  out.validity = checkValidity(gir, data->inputs);
+  if (!interpretable(gir)) return checkSymbolically(gir);
+  ReferenceData data = referenceData(reference, lowered);
+  out.validity = checkValidity(gir, data.inputs);
   if (!out.validity.valid()) {
     out.problem = out.validity.problem();
     return out;
   }
-  out.maxRelativeError = maxRelativeError(out.validity.outputs, data->expected, 1e-3);
+  out.maxRelativeError = maxRelativeError(out.validity.outputs, data.expected, 1e-3);
   if (out.maxRelativeError > kPlanTolerance)
     out.problem = "outputs differ from the reference evaluator (max relative error " + std::to_string(out.maxRelativeError) + ")";
   return out;

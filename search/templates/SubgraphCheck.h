@@ -2,7 +2,10 @@
 // evaluator run op by op on the same random inputs (constants keep their values).
 #pragma once
 
+#include <map>
+
 #include "core/Expected.h"
+#include "core/compute/ComputeGraph.h"
 #include "core/gir/Graph.h"
 #include "core/gir/Interpreter.h"
 #include "core/gir/Validity.h"
@@ -14,6 +17,9 @@ namespace gir::search {
 // and float reductions (a dot product with cancellation) against a double reference, relative to
 // max(|expected|, 1e-3).
 constexpr double kPlanTolerance = 1e-3;
+
+// The seed of the reference inputs of every plan the model planner checks.
+constexpr uint64_t kPlanCheckSeed = 11;
 
 struct SubgraphCheckResult {
   double maxRelativeError = 0;  // over every subgraph output
@@ -27,6 +33,12 @@ struct ReferenceData {
   TensorMap inputs, expected;
 };
 Expected<ReferenceData> referenceData(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, uint64_t seed);
+
+// The same values by tensor, before any lowering names them: evaluated once per subgraph and seed,
+// they serve the checks of every planner's lowering of it (the planner checks up to four).
+using ReferenceValues = std::map<compute::TensorId, compute::TensorData>;
+Expected<ReferenceValues> referenceValues(const compute::Graph& g, const compute::Subgraph& sub, uint64_t seed);
+ReferenceData referenceData(const ReferenceValues& values, const LoweredSubgraph& lowered);
 
 // `gir` may be the lowered graph or any rewrite of it (same buffer names for inputs and outputs).
 Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, const compute::Subgraph& sub,
@@ -47,6 +59,8 @@ struct PlanCheck {
 // hold more than kInterpretedElements) is checked symbolically instead, and `method` says so.
 Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
                               uint64_t seed);
+// The same on reference values made beforehand (referenceValues of the lowered subgraph and a seed).
+PlanCheck checkPlan(const ReferenceValues& reference, const LoweredSubgraph& lowered, const Graph& gir);
 
 // The graph decided on its affine forms (docs/gir.md, "Symbolic checks"): the verifier and the
 // memory-model checker's races, scopes and capacities, at a cost independent of units and extents.

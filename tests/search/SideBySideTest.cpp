@@ -9,6 +9,7 @@
 #include "search/GirSearch.h"
 #include "search/ModelPlanner.h"
 #include "search/SideBySide.h"
+#include "search/templates/SubgraphCheck.h"
 #include "tests/search/ScenarioSupport.h"
 
 using namespace gir;
@@ -130,4 +131,30 @@ TEST_CASE("a baseline whose kernel groups equal another's is lowered and checked
     shared += printGraph(xla->lowered.lowered.gir) == printGraph(tvm->lowered.lowered.gir);
   }
   CHECK(shared >= 3);
+}
+
+TEST_CASE("the planner's checks on the subgraph's shared reference values equal checks that evaluate their own", "[search]") {
+  // planModel evaluates a subgraph's reference once and hands it to every planner's check (docs/scale.md,
+  // "Plan time"); each plan checked afresh from the seed must get the same verdict and the same error.
+  for (const char* scenario : {"layernorm", "softmax", "gelu"}) {
+    auto s = test::preprocessedScenario(scenario);
+    auto plans = search::planModel(s.model, s.pre, s.hw, search::PlanRequest{});
+    INFO(scenario << (plans ? "" : ": " + plans.error().str()));
+    REQUIRE(plans);
+    size_t checked = 0;
+    for (const auto& sp : *plans)
+      for (const auto& r : sp.planners) {
+        if (!r.checked || !r.checkMethod.empty()) continue;  // checked at scale, on a reduced instance's own values
+        INFO("subgraph " << sp.index << ", " << r.planner);
+        const auto& lowered = r.lowered.lowered;
+        auto fresh = search::checkPlan(s.model, *sp.subgraph, lowered, lowered.gir, search::kPlanCheckSeed);
+        REQUIRE(fresh);
+        CHECK(fresh->valid() == r.valid);
+        CHECK(fresh->problem == r.problem);
+        CHECK(fresh->maxRelativeError == r.maxRelativeError);
+        CHECK_FALSE(fresh->validity.outputs.empty());  // element by element: the outputs were compared
+        ++checked;
+      }
+    CHECK(checked >= 4);
+  }
 }
