@@ -70,8 +70,9 @@ class SharedReference {
   std::optional<Expected<ReferenceValues>> values_;
 };
 
+// The check of one plan: at scale, symbolically, or element by element on the shared values.
 Expected<PlanCheck> checkPlanOf(const compute::Graph& g, const compute::Subgraph& sub, const HardwareDesc& hw, const PlanRequest& req,
-                              SharedReference& reference, const LoweredPlan& plan) {
+                                SharedReference& reference, const LoweredPlan& plan) {
   const LoweredSubgraph& lowered = plan.lowered;
   if (checkedAtScale(g, sub)) return checkPlanAtScale(g, sub, plan, hw, req.search, kPlanCheckSeed);
   if (!interpretable(lowered.gir)) return checkPlan(g, sub, lowered, lowered.gir, kPlanCheckSeed);  // symbolic: no values needed
