@@ -397,7 +397,7 @@ class TemplateSearch {
       // every K-chunk live took minutes and gigabytes each to be found over capacity).
       PlanCheck fits;
       if (!fitsCapacities(r->second, &fits.problem) && fits.problem.empty()) fits.problem = "no schedule";
-      auto check = o_.validate && fits.problem.empty() ? checkPlan(g_, sub_, r->first, r->second, 11) : Expected<PlanCheck>(fits);
+      auto check = o_.validate && fits.problem.empty() ? checkPlan(g_, sub_, r->first, r->second, kPlanCheckSeed) : Expected<PlanCheck>(fits);
       if (!check || !check->valid()) {
         if (why.empty()) why = check ? check->problem : check.error().str();
         continue;
@@ -498,7 +498,7 @@ std::optional<std::vector<OpTemplate>> withoutBlockSyncs(const compute::ReducedI
     auto r = lowerAndOptimize(reduced.graph, smallSub, hw, choices[i].choice, lowering);
     if (!r || !fitsCapacities(r->second)) continue;
     if (o.validate) {
-      auto check = checkPlan(reduced.graph, smallSub, r->first, r->second, 11);
+      auto check = checkPlan(reduced.graph, smallSub, r->first, r->second, kPlanCheckSeed);
       if (!check || !check->valid()) continue;
     }
     return choices[i].choice;

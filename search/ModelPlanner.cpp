@@ -75,7 +75,7 @@ Expected<PlanCheck> checkPlanOf(const compute::Graph& g, const compute::Subgraph
                                 SharedReference& reference, const LoweredPlan& plan) {
   const LoweredSubgraph& lowered = plan.lowered;
   if (checkedAtScale(g, sub)) return checkPlanAtScale(g, sub, plan, hw, req.search, kPlanCheckSeed);
-  if (!interpretable(lowered.gir)) return checkPlan(g, sub, lowered, lowered.gir, kPlanCheckSeed);  // symbolic: no values needed
+  if (!interpretable(lowered.gir)) return checkPlanSymbolically(lowered.gir);  // no values needed
   const Expected<ReferenceValues>& values = reference.get();
   if (!values) return values.error();
   return checkPlan(*values, lowered, lowered.gir);

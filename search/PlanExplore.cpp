@@ -33,7 +33,7 @@ void validate(const compute::Graph& g, const compute::Subgraph& sub, const Lower
     row.problem = v.str();
     return;
   }
-  auto check = checkAgainstReference(g, sub, lowered, lowered.gir, 11);
+  auto check = checkAgainstReference(g, sub, lowered, lowered.gir, kPlanCheckSeed);
   if (!check) {
     row.problem = check.error().str();
     return;

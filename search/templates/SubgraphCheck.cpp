@@ -69,10 +69,7 @@ Expected<SubgraphCheckResult> checkAgainstReference(const compute::Graph& g, con
   return SubgraphCheckResult{maxRelativeError(*run, data->expected, 1e-3), data->expected.size()};
 }
 
-namespace {
-
-// A graph too large to run element by element, decided on its affine forms.
-PlanCheck checkSymbolically(const Graph& gir) {
+PlanCheck checkPlanSymbolically(const Graph& gir) {
   PlanCheck out;
   std::string inconclusive;
   out.problem = symbolicProblem(gir, inconclusive);
@@ -82,11 +79,9 @@ PlanCheck checkSymbolically(const Graph& gir) {
   return out;
 }
 
-}  // namespace
-
 Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& sub, const LoweredSubgraph& lowered, const Graph& gir,
                               uint64_t seed) {
-  if (!interpretable(gir)) return checkSymbolically(gir);
+  if (!interpretable(gir)) return checkPlanSymbolically(gir);
   auto values = referenceValues(g, sub, seed);
   if (!values) return values.takeError();
   return checkPlan(*values, lowered, gir);
@@ -94,7 +89,7 @@ Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& 
 
 PlanCheck checkPlan(const ReferenceValues& reference, const LoweredSubgraph& lowered, const Graph& gir) {
   PlanCheck out;
-  if (!interpretable(gir)) return checkSymbolically(gir);
+  if (!interpretable(gir)) return checkPlanSymbolically(gir);
   ReferenceData data = referenceData(reference, lowered);
   out.validity = checkValidity(gir, data.inputs);
   if (!out.validity.valid()) {

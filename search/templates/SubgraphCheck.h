@@ -18,7 +18,7 @@ namespace gir::search {
 // max(|expected|, 1e-3).
 constexpr double kPlanTolerance = 1e-3;
 
-// The seed of the reference inputs of every plan the model planner checks.
+// The seed of the reference inputs of every plan check (the planners', the searches', the explorer's).
 constexpr uint64_t kPlanCheckSeed = 11;
 
 struct SubgraphCheckResult {
@@ -61,6 +61,9 @@ Expected<PlanCheck> checkPlan(const compute::Graph& g, const compute::Subgraph& 
                               uint64_t seed);
 // The same on reference values made beforehand (referenceValues of the lowered subgraph and a seed).
 PlanCheck checkPlan(const ReferenceValues& reference, const LoweredSubgraph& lowered, const Graph& gir);
+// The check of a graph too large to interpret (!interpretable): the verifier and the symbolic
+// memory check, `method` saying so. Needs no reference values.
+PlanCheck checkPlanSymbolically(const Graph& gir);
 
 // The graph decided on its affine forms (docs/gir.md, "Symbolic checks"): the verifier and the
 // memory-model checker's races, scopes and capacities, at a cost independent of units and extents.
