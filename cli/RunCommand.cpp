@@ -332,7 +332,9 @@ void printJson(const std::string& input, const HardwareDesc& hw, double streamCo
   if (cal) j["calibration"] = {{"stream_copy_gbs", cal->streamCopyGBs}, {"stream_copy_p10_gbs", cal->streamCopyP10GBs},
                                {"stream_copy_p90_gbs", cal->streamCopyP90GBs}, {"stream_read_gbs", cal->streamReadGBs}, {"tile_gbs", cal->tileGBs},
                                {"local_gbs", cal->localGBs}, {"barrier_us", cal->barrierUs}, {"launch_us", cal->launchUs}, {"threads", cal->threads},
-                               {"streaming_copy_gbs", cal->streamingCopyGBs}, {"stream_store_above_bytes", cal->streamStoreAboveBytes}};
+                               {"streaming_copy_gbs", cal->streamingCopyGBs}, {"stream_store_above_bytes", cal->streamStoreAboveBytes},
+                               {"row_sum_one_stream_gbs", cal->rowSumOneStreamGBs}, {"row_sum_two_segments_gbs", cal->rowSumTwoSegmentsGBs},
+                               {"row_sum_segments", cal->rowSumSegments}};
   if (err.count > 0)
     j["model_error"] = {{"candidates", err.count}, {"mape_percent", err.mapePercent}, {"max_rel_error", err.maxRelativeError},
                         {"spearman", err.spearman}, {"pick_within_5_percent", err.pickWithin5Percent}};
@@ -396,6 +398,7 @@ int runRun(const CommandArgs& argv) {
   std::string stores = args->option("stores", "auto");
   if (stores != "auto" && stores != "plain") return reportBadInput(makeError("--stores expects auto or plain, got '" + stores + "'"));
   opts->launch.emit.streamAboveCacheBytes = stores == "auto" ? hw.streamStoreAboveBytes : 0;
+  opts->launch.emit.rowSumSegments = hw.rowSumSegments;
   auto res = isGir ? runGirFile(input, hw, *opts) : runModel(input, hw, *opts);
   if (!res) return reportBadInput(res.error());
   if (opts->emit) return kExitOk;

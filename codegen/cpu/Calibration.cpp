@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -27,6 +28,35 @@ constexpr const char* kBenchSource = R"CPP(// GIR Workbench calibration microben
 namespace {
 thread_local std::vector<float> cacheX, cacheY;
 volatile float sink;
+
+// Row sums over rows of kCols floats, each row read as a lone row sum's lane blocks read it, with the
+// same constant strides as the emitted loops (docs/cpu.md, "Two segments"): two 16-float partials per
+// step, side by side (one stream: blocks of 128) or half a row apart (two segments: blocks of 64 over
+// the first half).
+template <int64_t kCols, int kSegments>
+float rowSums(const float* a, int64_t rows) {
+  constexpr int64_t kStep = kSegments == 2 ? 16 : 32, kHalf = kSegments == 2 ? kCols / 2 : 16, kExtent = kCols / kSegments;
+  float total = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = a + r * kCols;
+    alignas(64) float lanes[16] = {};
+    for (int64_t block = 0; block < kExtent; block += 4 * kStep) {
+      alignas(64) float part[16] = {}, part1[16] = {};
+      for (int64_t step = block; step < block + 4 * kStep; step += kStep) {
+#pragma omp simd
+        for (int64_t l = 0; l < 16; ++l) part[l] += row[step + l];
+#pragma omp simd
+        for (int64_t l = 0; l < 16; ++l) part1[l] += row[step + kHalf + l];
+      }
+#pragma omp simd
+      for (int64_t l = 0; l < 16; ++l) lanes[l] += part[l] + part1[l];
+    }
+    total += girLaneSum(lanes);
+  }
+  return total;
+}
+constexpr int64_t kRowSumCols = 4096;
 }
 
 extern "C" {
@@ -67,6 +97,9 @@ float cal_read(const float* a, int64_t n) {
   for (int64_t i = 0; i < n; ++i) s += a[i];
   return s;
 }
+// Rows of 4,096 floats.
+float cal_row_sums_one_stream(const float* a, int64_t rows) { return rowSums<kRowSumCols, 1>(a, rows); }
+float cal_row_sums_two_segments(const float* a, int64_t rows) { return rowSums<kRowSumCols, 2>(a, rows); }
 // Every thread copies its own cache-sized array back and forth `passes` times.
 void cal_cache_copy(int64_t n, int passes) {
 #pragma omp parallel
@@ -174,6 +207,39 @@ double medianSeconds(Call call, int repeats) {
   return s[s.size() / 2];
 }
 
+// The median time of each call when they are made in turn, one call of each per round, after a
+// warm-up call of each: a slow moment of this shared host then slows one call of every function, not
+// every call of one, and the times keep their ratios.
+std::vector<double> interleavedMedianSeconds(const std::vector<std::function<void()>>& calls, int repeats) {
+  for (const auto& call : calls) call();
+  std::vector<std::vector<double>> seconds(calls.size());
+  for (int r = 0; r < repeats; ++r)
+    for (size_t f = 0; f < calls.size(); ++f) {
+      auto t0 = std::chrono::steady_clock::now();
+      calls[f]();
+      seconds[f].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  std::vector<double> medians;
+  for (std::vector<double>& s : seconds) {
+    std::sort(s.begin(), s.end());
+    medians.push_back(s[s.size() / 2]);
+  }
+  return medians;
+}
+
+// A lone row sum's rows front to back or as two halves side by side, interleaved over the same array of
+// n floats (docs/cpu.md, "Two segments"): which keeps more lines in flight depends on the machine's
+// prefetchers. The rows are the microbenchmark's kRowSumCols.
+using RowSums = float (*)(const float*, int64_t);
+void measureRowSums(Calibration& c, RowSums oneStream, RowSums twoSegments, const float* a, int64_t n, int repeats) {
+  const int64_t rowCols = 4096, rowCount = n / rowCols;
+  if (rowCount == 0) return;
+  std::vector<double> s = interleavedMedianSeconds({[&] { (void)oneStream(a, rowCount); }, [&] { (void)twoSegments(a, rowCount); }}, repeats);
+  c.rowSumOneStreamGBs = 4.0 * static_cast<double>(rowCount * rowCols) / s[0] / 1e9;
+  c.rowSumTwoSegmentsGBs = 4.0 * static_cast<double>(rowCount * rowCols) / s[1] / 1e9;
+  c.rowSumSegments = c.rowSumTwoSegmentsGBs >= kClearSegmentsWin * c.rowSumOneStreamGBs ? 2 : 1;
+}
+
 constexpr int kWarmCopySweeps = 3;
 
 // The plain and the streaming copy, each repeated over the same two arrays, at footprints (bytes read +
@@ -239,7 +305,8 @@ std::string Calibration::str() const {
      << "), read " << streamReadGBs << " GB/s, tile " << tileGBs
      << " GB/s, local " << localGBs << " GB/s, exp " << transcendentalGelems << " G/s, barrier " << barrierUs << " us, launch " << launchUs
      << " us, streaming-store copy " << streamingCopyGBs << " GB/s, streaming stores above " << (streamStoreAboveBytes >> 10)
-     << " KiB, cold copy " << coldCopyGBs << " GB/s";
+     << " KiB, cold copy " << coldCopyGBs << " GB/s, row sums " << rowSumOneStreamGBs << " GB/s in one stream and "
+     << rowSumTwoSegmentsGBs << " in two segments (" << rowSumSegments << " chosen)";
   os << "\ntranscendentals (G/s):";
   for (const auto& [function, rate] : transcendentalGelemsByFunction) os << " " << function << " " << rate << ";";
   os << "\nwarm copy (footprint MiB: plain / streaming GB/s):";
@@ -264,7 +331,10 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   auto barriers = reinterpret_cast<void (*)(int)>(lib->symbol("cal_barriers"));
   auto launches = reinterpret_cast<void (*)(int)>(lib->symbol("cal_launches"));
   auto streamCopy = reinterpret_cast<void (*)(float*, const float*, int64_t)>(lib->symbol("cal_copy_stream"));
-  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !streamCopy)
+  auto rowSumsOneStream = reinterpret_cast<RowSums>(lib->symbol("cal_row_sums_one_stream"));
+  auto rowSumsTwoSegments = reinterpret_cast<RowSums>(lib->symbol("cal_row_sums_two_segments"));
+  if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !streamCopy || !rowSumsOneStream ||
+      !rowSumsTwoSegments)
     return makeError(obj->objectPath + " lacks the calibration entry points");
   if (o.threads > 0) setThreads(o.threads);
   Calibration c;
@@ -284,6 +354,7 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   c.streamCopyP10GBs = copyGBs(copyS.size() * 9 / 10);  // the slower tenth: lower bandwidth
   c.streamCopyP90GBs = copyGBs(copyS.size() / 10);
   c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
+  measureRowSums(c, rowSumsOneStream, rowSumsTwoSegments, b.get(), n, o.repeats);
   auto streamS = sortedSeconds([&] { streamCopy(a.get(), b.get(), n); }, o.repeats);
   c.streamingCopyGBs = 8.0 * static_cast<double>(n) / streamS[streamS.size() / 2] / 1e9;
   // As many calls as one sweep of o.repeats: kWarmCopySweeps sweeps of a third each (at least 3 calls).
@@ -298,30 +369,20 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   double localS = medianSeconds([&] { cacheCopy(localN, passes * 16); }, o.repeats);
   c.tileGBs = 8.0 * static_cast<double>(tileN) * passes * c.threads / tileS / 1e9;
   c.localGBs = 8.0 * static_cast<double>(localN) * passes * 16 * c.threads / localS / 1e9;
-  // The functions interleaved, one call of each per round, each rate the median of its rounds: a slow
-  // moment of this shared host then slows one call of every function, not every call of one, and the
-  // rates keep their ratios (two back-to-back calibrations, function after function, gave sigmoid 0.72
-  // and 0.77 of exp).
+  // The functions interleaved (two back-to-back calibrations, function after function, gave sigmoid
+  // 0.72 and 0.77 of exp).
   const int transcendentalPasses = 400;
-  std::vector<std::pair<std::string, void (*)(int64_t, int)>> functions;
+  std::vector<std::string> names;
+  std::vector<std::function<void()>> evaluations;
   for (const TranscendentalCall& call : transcendentalCalls(kTranscendentalArgument)) {
     auto evaluate = reinterpret_cast<void (*)(int64_t, int)>(lib->symbol(transcendentalEntry(call.function)));
     if (!evaluate) return makeError(obj->objectPath + " lacks " + transcendentalEntry(call.function));
-    functions.emplace_back(call.function, evaluate);
-    evaluate(localN / 2, transcendentalPasses);  // warm-up
+    names.push_back(call.function);
+    evaluations.push_back([evaluate, localN] { evaluate(localN / 2, transcendentalPasses); });
   }
-  std::vector<std::vector<double>> seconds(functions.size());
-  for (int r = 0; r < o.repeats; ++r)
-    for (size_t f = 0; f < functions.size(); ++f) {
-      auto t0 = std::chrono::steady_clock::now();
-      functions[f].second(localN / 2, transcendentalPasses);
-      seconds[f].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-  for (size_t f = 0; f < functions.size(); ++f) {
-    std::sort(seconds[f].begin(), seconds[f].end());
-    double median = seconds[f][seconds[f].size() / 2];
-    c.transcendentalGelemsByFunction[functions[f].first] = static_cast<double>(localN / 2) * transcendentalPasses * c.threads / median / 1e9;
-  }
+  std::vector<double> evaluationS = interleavedMedianSeconds(evaluations, o.repeats);
+  for (size_t f = 0; f < names.size(); ++f)
+    c.transcendentalGelemsByFunction[names[f]] = static_cast<double>(localN / 2) * transcendentalPasses * c.threads / evaluationS[f] / 1e9;
   c.transcendentalGelems = c.transcendentalGelemsByFunction["exp"];
   const int reps = 2000;
   double launchS = medianSeconds([&] { launches(reps); }, o.repeats);
@@ -344,6 +405,7 @@ HardwareDesc applyCalibration(HardwareDesc hw, const Calibration& c) {
   hw.transcendentalGelems = c.transcendentalGelems;
   hw.transcendentalGelemsByFunction = c.transcendentalGelemsByFunction;
   hw.streamStoreAboveBytes = c.streamStoreAboveBytes;
+  hw.rowSumSegments = c.rowSumSegments;
   hw.warmCopy = c.warmCopy;
   hw.coldCopyGBs = c.coldCopyGBs;
   hw.readToCopyRatio = c.streamCopyGBs > 0 ? c.streamReadGBs / c.streamCopyGBs : 0;

@@ -39,6 +39,10 @@ struct Calibration {
   std::map<std::string, double> transcendentalGelemsByFunction;  // the same per function kernels call (HardwareDesc.h)
   double streamingCopyGBs = 0;      // the copy with streaming stores, a 64-byte line at a time, as kernels write streamed outputs
   int64_t streamStoreAboveBytes = 0;  // footprint above which that copy beats the plain one (0: never)
+  // A lone row sum over rows of 4,096 floats read front to back and as two halves side by side
+  // (read bytes / time), and the segments that won by kClearSegmentsWin (docs/cpu.md, "Two segments").
+  double rowSumOneStreamGBs = 0, rowSumTwoSegmentsGBs = 0;
+  int rowSumSegments = 1;
   std::vector<WarmCopyPoint> warmCopy;  // both copies repeated over the same arrays, at 2 to 256 MiB
   double coldCopyGBs = 0;  // a 64 MiB-footprint copy right after the eviction `--measure --cold` makes
   int threads = 0;
@@ -55,13 +59,16 @@ Expected<Calibration> calibrate(const CalibrationOptions& options = {});
 // 256 MiB (and 35.4 against 26.2 at 128 MiB), and "the largest footprint where plain wins" put the
 // threshold at 256 MiB, so no scenario streamed in that benchmark run.
 constexpr double kClearStreamingWin = 1.1;
+
+// Two segments per row where they read at least this much faster than one stream; one stream otherwise,
+// where the machine's prefetchers follow a row front to back at least as well (docs/cpu.md, "Two segments").
+constexpr double kClearSegmentsWin = 1.05;
 int64_t streamingCrossover(const std::vector<WarmCopyPoint>& curve);
 
 // A copy of `base` with the measured figures written in: dram, tile and local bandwidths (levels by
-// scope), the transcendental rate, the streaming-store threshold, the warm-copy curve and the cold copy,
-// the device sync (barrier) and launch costs,
-// max_units = threads. Block syncs stay free:
-// a block's units run in turn on one thread.
+// scope), the transcendental rate, the streaming-store threshold, a lone row sum's segments, the
+// warm-copy curve and the cold copy, the device sync (barrier) and launch costs, max_units = threads.
+// Block syncs stay free: a block's units run in turn on one thread.
 HardwareDesc applyCalibration(HardwareDesc base, const Calibration& c);
 
 }  // namespace gir::codegen::cpu

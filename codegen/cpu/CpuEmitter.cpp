@@ -130,8 +130,10 @@ void assignRowPrefetch(const EmitContext& c, std::vector<BandRef>& bands, const 
       break;
     }
   if (last == bands.size()) return;
-  // The only looping band, one loop nest: no pass follows to prefetch for, so its sums read in two segments.
-  bands[last].rows.segmentedSums = bands[last].groups.size() == 1 && std::count_if(bands.begin(), bands.end(), loops) == 1;
+  // The only looping band, one loop nest: no pass follows to prefetch for, so its sums read in two
+  // segments where the machine reads two streams faster than one.
+  bands[last].rows.segmentedSums =
+      c.rowSumSegments == 2 && bands[last].groups.size() == 1 && std::count_if(bands.begin(), bands.end(), loops) == 1;
   const LoopGroup& site = *bands[last].groups.back();
   bool canTake = bands[last].depth == 0 && stepsByLines(c, site, 0, buffers);
   for (size_t i = 0; i < last; ++i) {
@@ -389,7 +391,7 @@ Expected<CpuSource> emitCpu(const Graph& original, const CpuEmitOptions& options
   src.schedule = std::move(*schedule);
   src.kernels = static_cast<int>(src.schedule.kernels.size());
   EmitContext c{g, src.schedule, bufferNames(g), options.instrument, streamedBuffers(g, src.schedule, options.streamAboveCacheBytes),
-                nonPositiveSlices(g)};
+                nonPositiveSlices(g), options.rowSumSegments};
   for (const BufferPlan& p : src.schedule.buffers) {
     if (!isArgument(g, p)) continue;
     const Buffer& b = g.buffer(p.buffer);

@@ -29,6 +29,9 @@ struct CpuEmitOptions {
   // run consecutive units as one so that the runs grow to this length (codegen/schedule/UnitCoalescing.h;
   // docs/cpu.md, "Coalesced units"); 0 keeps every unit as planned.
   int64_t coalesceRunsBelowBytes = 4096;
+  // A lone row sum's partials read its row front to back (1) or its two halves side by side (2): the
+  // hardware description's `row_sum_segments`, measured by `gir run --calibrate` (docs/cpu.md, "Two segments").
+  int rowSumSegments = 1;
 };
 
 // Coalescing leaves at least this many units, so that the blocks still share out over the threads.

@@ -527,10 +527,10 @@ int64_t sumPartials(const LoopGroup& grp) { return grp.extents.back() >= 2 * kSu
 // The elements one lane block covers (all partials).
 int64_t laneBlockElements(const LoopGroup& grp) { return kSumBlock * sumPartials(grp); }
 
-// A long sum's two partials read the two halves of its row side by side, not neighbouring lines
-// (docs/cpu.md, "Two segments"): two streams per thread keep more lines in flight than one.
-// Row sums of 4096x4096 on 2 threads ran 7-19 % faster that way, as fast as four rows side by side;
-// segments of 512 floats ran slower than one stream. So each half is at least 4 KB.
+// Where the machine reads two streams per thread faster than one (`row_sum_segments`), a long sum's two
+// partials read the two halves of its row side by side, not neighbouring lines (docs/cpu.md, "Two
+// segments"). Row sums of 4096x4096 on 2 threads of a Zen 3 host ran 7-19 % faster that way, as fast
+// as four rows side by side; segments of 512 floats ran slower than one stream. So each half is at least 4 KB.
 constexpr int64_t kSegmentMinElements = 1024;
 
 // The elements the lane blocks cover (whole blocks), and whether they go as two segments.

@@ -39,6 +39,7 @@ struct EmitContext {
   bool instrument = false;
   std::vector<bool> streamed;  // per buffer id: written with streaming stores (CpuEmitOptions)
   std::vector<bool> nonPositive;  // per slice id: holds only values <= 0 or NaN (core/gir/ValueSigns.h)
+  int rowSumSegments = 1;  // CpuEmitOptions
 };
 
 // What a stage makes of its buffers (CpuEmitter decides; the loop bodies spell it). Per buffer id.
@@ -106,8 +107,9 @@ bool stepsByLines(const EmitContext& c, const LoopGroup& grp, size_t from, const
 // Where a unit's long rows are prefetched for the units after it: by the unit's last looping pass, over
 // the same loops, as it goes, two units ahead (`laterRows`, the rows earlier passes read); else, where
 // that pass cannot, by the pass that reads them, one unit ahead, when more passes follow it (`ownRows`).
-// A stage's only looping pass reads its rows once, with nothing prefetched: its long sums read each row
-// as two segments side by side instead (`segmentedSums`; docs/cpu.md, "Two segments").
+// A stage's only looping pass reads its rows once, with nothing prefetched: where the machine asks for
+// it, its long sums read each row as two segments side by side instead (`segmentedSums`; docs/cpu.md,
+// "Two segments").
 struct RowPrefetch {
   bool ownRows = false;
   std::vector<NextUnitRow> laterRows;

@@ -229,6 +229,7 @@ Expected<HardwareDesc> parseHardwareDesc(const std::string& text, const std::str
   hw.transcendentalGelems = r.number(root, "transcendental_gelems", "", false, 0, 0);
   readTranscendentalsByFunction(r, root, hw);
   hw.streamStoreAboveBytes = r.integer(root, "stream_store_above_bytes", "", false, 0, 0);
+  hw.rowSumSegments = r.smallInt(root, "row_sum_segments", "", false, 1, 1, 2);
   hw.coldCopyGBs = r.number(root, "cold_copy_gbs", "", false, 0, 0);
   hw.readToCopyRatio = r.number(root, "read_to_copy_ratio", "", false, 0, 0);
   readWarmCopy(r, root, hw);
@@ -276,6 +277,7 @@ std::string hardwareToJson(const HardwareDesc& hw) {
   if (hw.transcendentalGelems > 0) root["transcendental_gelems"] = hw.transcendentalGelems;
   if (!hw.transcendentalGelemsByFunction.empty()) root["transcendental_gelems_by_function"] = hw.transcendentalGelemsByFunction;
   if (hw.streamStoreAboveBytes > 0) root["stream_store_above_bytes"] = hw.streamStoreAboveBytes;
+  if (hw.rowSumSegments != 1) root["row_sum_segments"] = hw.rowSumSegments;
   if (hw.coldCopyGBs > 0) root["cold_copy_gbs"] = hw.coldCopyGBs;
   if (hw.readToCopyRatio > 0) root["read_to_copy_ratio"] = hw.readToCopyRatio;
   if (!hw.warmCopy.empty()) {

@@ -58,6 +58,10 @@ struct HardwareDesc {
   // outputs go out with streaming (non-temporal) stores; 0: never. Data above it no longer stays cached
   // between calls, so a plain store pays a read-for-ownership. `gir run --calibrate` measures it.
   int64_t streamStoreAboveBytes = 0;
+  // CPU: how many segments of its row a lone row sum reads side by side: 1 (front to back) or 2 (its two
+  // halves, two streams per thread; docs/cpu.md, "Two segments"). Which keeps more lines in flight
+  // depends on the machine's prefetchers; `gir run --calibrate` measures both.
+  int rowSumSegments = 1;
   // CPU: copy bandwidth when the same arrays are copied again and again (what a repeated, "hot" run of a
   // kernel sees), by footprint (bytes read + written), with plain and with streaming stores; ascending
   // footprints. A footprint that mostly stays in the caches copies faster than STREAM's. Empty: not

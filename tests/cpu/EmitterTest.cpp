@@ -588,12 +588,12 @@ TEST_CASE("a unit's long rows are prefetched for the unit after next by its last
   CHECK(countOf(plain->code, "__builtin_prefetch(") == 3);
 }
 
-TEST_CASE("a single-pass row sum reads its row's two halves side by side, each at least 4 KB",
+TEST_CASE("a single-pass row sum reads its row's two halves side by side, each at least 4 KB, where the machine asks for two segments",
           "[cpu][emit][segments]") {
   // Row sums (ReduceSum over the last axis): the stage's only pass reads each row once, nothing is
-  // prefetched for it, so its two partials walk the row's halves as two streams (docs/cpu.md, "Two
-  // segments"). Rows of 2,100 leave a tail of 52 after the 2,048 the blocks cover; rows of 1,024 have
-  // halves under 4 KB and stay one stream.
+  // prefetched for it, so with `row_sum_segments` 2 its two partials walk the row's halves as two
+  // streams (docs/cpu.md, "Two segments"). Rows of 2,100 leave a tail of 52 after the 2,048 the blocks
+  // cover; rows of 1,024 have halves under 4 KB and stay one stream. With 1 every row is one stream.
   auto rowSums = [](int64_t row) {
     std::string n = std::to_string(row), all = std::to_string(16 * row);
     return test::parseGirOrStop("gir @row_sums target=cpu-host units=16 block=1\nlevel dram device\nlevel local unit capacity=65536\n"
@@ -605,10 +605,15 @@ TEST_CASE("a single-pass row sum reads its row's two halves side by side, each a
                                 "%y_u = slice %y offset(u) shape[1,1] strides[1,1]\n"
                                 "move %x_u -> %r_u\nreduce.sum axes[1] %r_u -> %s_u\nmove %s_u -> %y_u\n");
   };
-  for (auto [row, half] : {std::pair<int64_t, int64_t>{4096, 2048}, {2100, 1024}, {1024, 0}}) {
-    CAPTURE(row);
+  struct Case {
+    int64_t row, segments, half;  // half 0: one stream
+  };
+  for (auto [row, segments, half] : {Case{4096, 2, 2048}, Case{2100, 2, 1024}, Case{1024, 2, 0}, Case{4096, 1, 0}}) {
+    CAPTURE(row, segments);
     Graph g = rowSums(row);
-    auto k = CompiledKernel::build(g, test::cpuTestOptions());
+    auto options = test::cpuTestOptions();
+    options.emit.rowSumSegments = static_cast<int>(segments);
+    auto k = CompiledKernel::build(g, options);
     INFO((k ? "" : k.error().str()));
     REQUIRE(k);
     const std::string& code = k->source().code;
@@ -624,7 +629,9 @@ TEST_CASE("a single-pass row sum reads its row's two halves side by side, each a
     auto check = checkAgainstInterpreter(g, *k, 3);
     REQUIRE(check);
     CHECK(check->close);
-    auto counting = CompiledKernel::build(g, test::cpuTestOptions(true));
+    auto countingOptions = test::cpuTestOptions(true);
+    countingOptions.emit.rowSumSegments = static_cast<int>(segments);
+    auto counting = CompiledKernel::build(g, countingOptions);
     REQUIRE(counting);
     auto bytes = counting->countBytes(randomInputs(g, 5));
     REQUIRE(bytes);
@@ -636,7 +643,9 @@ TEST_CASE("a sum whose row more passes read stays one stream", "[cpu][emit][segm
   // RMSNorm's shape: the sum of squares, then the scaling pass over the same row (L2 by then). The
   // next unit's row is prefetched instead (the test above on prefetching).
   Graph g = twoPassRows();
-  auto code = emitCpu(g, CpuEmitOptions{false, int64_t{64} << 20});
+  CpuEmitOptions options{false, int64_t{64} << 20};
+  options.rowSumSegments = 2;
+  auto code = emitCpu(g, options);
   REQUIRE(code);
   CHECK(countOf(code->code, "Two segments") == 0);
   CHECK(countOf(code->code, "girLaneSum(") >= 1);

@@ -170,6 +170,12 @@ TEST_CASE("calibration measures positive figures and writes them into a copy of 
   CHECK(back->dramBandwidthGBs() == Approx(c->streamCopyGBs));
   CHECK(back->transcendentalGelems == Approx(c->transcendentalGelems));
   CHECK(back->streamStoreAboveBytes == c->streamStoreAboveBytes);
+  // Both row-sum reads measured; two segments only where they won clearly (docs/cpu.md, "Two segments").
+  REQUIRE(c->rowSumOneStreamGBs > 0);
+  REQUIRE(c->rowSumTwoSegmentsGBs > 0);
+  CHECK(c->rowSumSegments == (c->rowSumTwoSegmentsGBs >= codegen::cpu::kClearSegmentsWin * c->rowSumOneStreamGBs ? 2 : 1));
+  CHECK(hw.rowSumSegments == c->rowSumSegments);
+  CHECK(back->rowSumSegments == c->rowSumSegments);
   CHECK_FALSE(c->warmCopy.empty());  // 2 to 16 MiB with these arrays
   CHECK(hw.warmCopy.size() == c->warmCopy.size());
   CHECK(back->warmCopy.size() == c->warmCopy.size());
