@@ -43,6 +43,8 @@ def parse_args():
     ap.add_argument("--work", help="folder for STREAM's binary, inputs, references and logs (default: a temporary one)")
     ap.add_argument("--report", default=os.path.join(HERE, "REPORT.md"))
     ap.add_argument("--plot", default=os.path.join(HERE, "speedup.png"))
+    ap.add_argument("--reasons", default=os.path.join(HERE, "MISSES.md"),
+                    help="the reasons for the goals' misses, written by hand; its first line 'run: STARTED' names the run it explains")
     ap.add_argument("--raw", help="also write every measurement to this JSON file")
     ap.add_argument("--report-only", metavar="RAW", help="write the report and plot from a --raw file, measure nothing")
     ap.add_argument("--threads", type=int, default=2, help="T: threads for STREAM, GIR and every peer (default 2)")
@@ -462,7 +464,7 @@ def main():
         if args.raw:
             with open(args.raw, "w") as f:
                 json.dump(raw, f, indent=1)
-    report.write(raw, args.report, args.plot)
+    report.write(raw, args.report, args.plot, args.reasons)
     print(f"bench_cpu: wrote {args.report} and {args.plot}")
 
 
