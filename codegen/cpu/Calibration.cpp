@@ -97,7 +97,8 @@ float cal_read(const float* a, int64_t n) {
   for (int64_t i = 0; i < n; ++i) s += a[i];
   return s;
 }
-// Rows of 4,096 floats.
+// Rows of kRowSumCols floats, which the caller asks for rather than spelling again.
+int64_t cal_row_sum_columns() { return kRowSumCols; }
 float cal_row_sums_one_stream(const float* a, int64_t rows) { return rowSums<kRowSumCols, 1>(a, rows); }
 float cal_row_sums_two_segments(const float* a, int64_t rows) { return rowSums<kRowSumCols, 2>(a, rows); }
 // Every thread copies its own cache-sized array back and forth `passes` times.
@@ -229,10 +230,10 @@ std::vector<double> interleavedMedianSeconds(const std::vector<std::function<voi
 
 // A lone row sum's rows front to back or as two halves side by side, interleaved over the same array of
 // n floats (docs/cpu.md, "Two segments"): which keeps more lines in flight depends on the machine's
-// prefetchers. The rows are the microbenchmark's kRowSumCols.
+// prefetchers. Rows of `rowCols` floats, the microbenchmark's own (cal_row_sum_columns).
 using RowSums = float (*)(const float*, int64_t);
-void measureRowSums(Calibration& c, RowSums oneStream, RowSums twoSegments, const float* a, int64_t n, int repeats) {
-  const int64_t rowCols = 4096, rowCount = n / rowCols;
+void measureRowSums(Calibration& c, RowSums oneStream, RowSums twoSegments, int64_t rowCols, const float* a, int64_t n, int repeats) {
+  const int64_t rowCount = n / rowCols;
   if (rowCount == 0) return;
   std::vector<double> s = interleavedMedianSeconds({[&] { (void)oneStream(a, rowCount); }, [&] { (void)twoSegments(a, rowCount); }}, repeats);
   c.rowSumOneStreamGBs = 4.0 * static_cast<double>(rowCount * rowCols) / s[0] / 1e9;
@@ -333,8 +334,9 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   auto streamCopy = reinterpret_cast<void (*)(float*, const float*, int64_t)>(lib->symbol("cal_copy_stream"));
   auto rowSumsOneStream = reinterpret_cast<RowSums>(lib->symbol("cal_row_sums_one_stream"));
   auto rowSumsTwoSegments = reinterpret_cast<RowSums>(lib->symbol("cal_row_sums_two_segments"));
+  auto rowSumColumns = reinterpret_cast<int64_t (*)()>(lib->symbol("cal_row_sum_columns"));
   if (!setThreads || !threads || !init || !copy || !read || !cacheCopy || !barriers || !launches || !streamCopy || !rowSumsOneStream ||
-      !rowSumsTwoSegments)
+      !rowSumsTwoSegments || !rowSumColumns)
     return makeError(obj->objectPath + " lacks the calibration entry points");
   if (o.threads > 0) setThreads(o.threads);
   Calibration c;
@@ -354,7 +356,7 @@ Expected<Calibration> calibrate(const CalibrationOptions& o) {
   c.streamCopyP10GBs = copyGBs(copyS.size() * 9 / 10);  // the slower tenth: lower bandwidth
   c.streamCopyP90GBs = copyGBs(copyS.size() / 10);
   c.streamReadGBs = 4.0 * static_cast<double>(n) / readS / 1e9;
-  measureRowSums(c, rowSumsOneStream, rowSumsTwoSegments, b.get(), n, o.repeats);
+  measureRowSums(c, rowSumsOneStream, rowSumsTwoSegments, rowSumColumns(), b.get(), n, o.repeats);
   auto streamS = sortedSeconds([&] { streamCopy(a.get(), b.get(), n); }, o.repeats);
   c.streamingCopyGBs = 8.0 * static_cast<double>(n) / streamS[streamS.size() / 2] / 1e9;
   // As many calls as one sweep of o.repeats: kWarmCopySweeps sweeps of a third each (at least 3 calls).
